@@ -1,0 +1,30 @@
+// Example kernels asmevo compiles itself (clang-22, no HIP headers) to exercise fmt/encode/decode.
+// Builtins stand in for the HIP runtime headers: __builtin_amdgcn_workitem_id_x() is threadIdx.x,
+// __builtin_amdgcn_s_barrier() is __syncthreads() (LDS is coherent within a workgroup at a barrier
+// once the compiler inserts its s_waitcnt), __attribute__((shared)) is __shared__.
+#define KERNEL extern "C" __attribute__((global))  // __global__
+
+KERNEL void vec_add(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n) {
+  int i = __builtin_amdgcn_workgroup_id_x() * 256 + __builtin_amdgcn_workitem_id_x();
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+KERNEL void saxpy_fma(float alpha, const float* __restrict__ x, float* __restrict__ y, int n) {
+  int i = __builtin_amdgcn_workgroup_id_x() * 256 + __builtin_amdgcn_workitem_id_x();
+  for (; i < n; i += 256 * 64) y[i] = __builtin_fmaf(alpha, x[i], y[i]);
+}
+
+KERNEL void row_sum(const float* __restrict__ in, float* __restrict__ out, int cols) {
+  static __attribute__((shared)) float part[256];
+  int row = __builtin_amdgcn_workgroup_id_x();
+  int t = __builtin_amdgcn_workitem_id_x();
+  float s = 0.f;
+  for (int c = t; c < cols; c += 256) s += in[row * cols + c];
+  part[t] = s;
+  __builtin_amdgcn_s_barrier();
+  for (int w = 128; w > 0; w >>= 1) {
+    if (t < w) part[t] += part[t + w];
+    __builtin_amdgcn_s_barrier();
+  }
+  if (t == 0) out[row] = part[0];
+}

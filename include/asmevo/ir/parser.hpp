@@ -1,0 +1,779 @@
+// Assembly text to IR: matches each instruction line against the target's generated forms, as LLVM's
+// AMDGPU assembler does, and keeps labels, directives, kernel-descriptor blocks and metadata.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "asmevo/ir/constants.hpp"
+#include "asmevo/ir/detail/asm_template.hpp"
+#include "asmevo/ir/detail/line_parser.hpp"
+#include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/program.hpp"
+#include "asmevo/ir/waitcnt.hpp"
+#include "asmevo/support/diag.hpp"
+
+namespace asmevo {
+
+namespace detail {
+
+/// reg:: bit of a register (for matching against OperandInfo::regs).
+[[nodiscard]] inline std::uint32_t reg_bit(const Reg& r) noexcept {
+  using namespace isa::reg;
+  switch (r.file) {
+    case RegFile::sgpr: return sgpr;
+    case RegFile::vgpr: return vgpr;
+    case RegFile::agpr: return agpr;
+    case RegFile::ttmp: return ttmp;
+    case RegFile::special: break;
+  }
+  switch (r.index) {
+    case special::vcc_lo: case special::vcc_hi: return vcc;
+    case special::exec_lo: case special::exec_hi: return exec;
+    case special::m0: return m0;
+    case special::flat_scratch_lo: case special::flat_scratch_hi: return flat_scratch;
+    case special::xnack_mask_lo: case special::xnack_mask_hi: return xnack_mask;
+    case special::src_shared_base: return src_shared_base;
+    case special::src_shared_limit: return src_shared_limit;
+    case special::src_private_base: return src_private_base;
+    case special::src_private_limit: return src_private_limit;
+    case special::src_pops_exiting_wave_id: return src_pops_exiting_wave_id;
+    case special::src_execz: return src_execz;
+    case special::src_vccz: return src_vccz;
+    case special::src_scc: return src_scc;
+    case special::src_lds_direct: return lds_direct;
+    case special::scc: return scc;
+    default: return 0;
+  }
+}
+
+/// Why a register does not fit an operand slot; empty if it fits.
+[[nodiscard]] inline std::string reg_mismatch(Target t, const Reg& r, const isa::OperandInfo& op) {
+  const std::uint32_t bit = reg_bit(r);
+  if (!(op.regs & bit)) return "register file not accepted";
+  const unsigned want = op.dwords();
+  if (want && r.dwords != want) {
+    // A 16-bit or 32-bit slot takes one register; special 64-bit pairs (vcc, exec) count as 2.
+    return "expected a " + std::to_string(want) + "-dword register, got " + std::to_string(r.dwords);
+  }
+  if (r.file != RegFile::special) {
+    auto p = range_problem(t, r.file, r.index, r.dwords);
+    if (!p.empty()) return std::string(p);
+    const unsigned align = (r.file == RegFile::vgpr || r.file == RegFile::agpr) ? op.valign : op.salign;
+    if (align > 1 && r.index % align != 0) return "misaligned register tuple";
+  }
+  return {};
+}
+
+struct MatchCtx {
+  Target target;
+  const syntax::Line* line;
+  std::vector<const syntax::Atom*> atoms;  ///< flattened positional atoms
+};
+
+/// Numeric value of an integer-like named modifier, with symbolic spellings of SDWA selects.
+[[nodiscard]] inline std::optional<std::int64_t> sdwa_sel_value(std::string_view w) {
+  constexpr std::string_view names[] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"};
+  for (std::size_t i = 0; i < 7; ++i)
+    if (names[i] == w) return static_cast<std::int64_t>(i);
+  return std::nullopt;
+}
+[[nodiscard]] inline std::optional<std::int64_t> dst_unused_value(std::string_view w) {
+  constexpr std::string_view names[] = {"UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"};
+  for (std::size_t i = 0; i < 3; ++i)
+    if (names[i] == w) return static_cast<std::int64_t>(i);
+  return std::nullopt;
+}
+
+/// DPP control as LLVM's DppCtrl encodes it (SIDefines.h DppCtrl; MI300 ISA guide "DPP_CTRL").
+[[nodiscard]] inline std::optional<std::int64_t> dpp_ctrl_value(const syntax::Named& n) {
+  auto in = [&](std::int64_t lo, std::int64_t hi) { return n.kind == syntax::Named::Kind::integer && n.value >= lo && n.value <= hi; };
+  if (n.name == "quad_perm" && n.kind == syntax::Named::Kind::list && n.list.size() == 4) {
+    std::int64_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+      if (n.list[i] < 0 || n.list[i] > 3) return std::nullopt;
+      v |= n.list[i] << (2 * i);
+    }
+    return v;
+  }
+  if (n.name == "row_shl" && in(1, 15)) return 0x100 + n.value;
+  if (n.name == "row_shr" && in(1, 15)) return 0x110 + n.value;
+  if (n.name == "row_ror" && in(1, 15)) return 0x120 + n.value;
+  if (n.name == "wave_shl" && in(1, 1)) return 0x130;
+  if (n.name == "wave_rol" && in(1, 1)) return 0x134;
+  if (n.name == "wave_shr" && in(1, 1)) return 0x138;
+  if (n.name == "wave_ror" && in(1, 1)) return 0x13C;
+  if (n.name == "row_mirror" && n.kind == syntax::Named::Kind::flag) return 0x140;
+  if (n.name == "row_half_mirror" && n.kind == syntax::Named::Kind::flag) return 0x141;
+  if (n.name == "row_bcast" && in(15, 15)) return 0x142;
+  if (n.name == "row_bcast" && in(31, 31)) return 0x143;
+  if (n.name == "row_newbcast" && in(0, 15)) return 0x150 + n.value;
+  return std::nullopt;
+}
+[[nodiscard]] inline bool is_dpp_ctrl_name(std::string_view s) {
+  for (auto n : {"quad_perm", "row_shl", "row_shr", "row_ror", "wave_shl", "wave_rol", "wave_shr", "wave_ror",
+                 "row_mirror", "row_half_mirror", "row_bcast", "row_newbcast"})
+    if (s == n) return true;
+  return false;
+}
+
+/// Cache-policy bits (LLVM CPol: GLC=1, SLC=2, DLC=4, SCC=16). gfx940+ spells them sc0 (GLC), nt (SLC), sc1 (SCC).
+[[nodiscard]] inline int cpol_bit(Target t, std::string_view w) {
+  const bool g940 = t != Target::gfx90a;
+  if (g940) {
+    if (w == "sc0") return 1;
+    if (w == "nt") return 2;
+    if (w == "sc1") return 16;
+  } else {
+    if (w == "glc") return 1;
+    if (w == "slc") return 2;
+    if (w == "scc") return 16;
+  }
+  return 0;
+}
+
+/// Parses the operand of s_waitcnt: `vmcnt(N) expcnt(N) lgkmcnt(N)` separated by spaces, `&` or `,`, or an integer.
+[[nodiscard]] inline Expected<std::int64_t> parse_waitcnt_operand(Target t, std::string_view s, const syntax::Line& l) {
+  s = trim(s);
+  auto bad = [&](std::string msg) {
+    return fail(DiagCode::invalid_operand, std::move(msg), Loc{{}, l.number, l.operand_col, {}}, l.source,
+                "write vmcnt(N) expcnt(N) lgkmcnt(N) (any subset, separated by spaces, '&' or ','), or a 16-bit integer");
+  };
+  if (s.empty()) return bad("s_waitcnt needs an operand");
+  if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-') {
+    syntax::Line tmp;
+    OperandReader rd(s, l.operand_col, l.number, l.source);
+    if (auto r = rd.read(tmp); !r || tmp.groups.size() != 1 || tmp.groups[0].size() != 1 ||
+                               tmp.groups[0][0].kind != syntax::Atom::Kind::integer || !tmp.named.empty())
+      return bad("malformed s_waitcnt operand");
+    const auto v = tmp.groups[0][0].value;
+    if (v < -32768 || v > 0xffff) return bad("s_waitcnt immediate does not fit 16 bits");
+    return v & 0xffff;
+  }
+  Waitcnt w = Waitcnt::none(t);
+  std::size_t i = 0;
+  bool any = false;
+  while (i < s.size()) {
+    while (i < s.size() && (std::isspace(static_cast<unsigned char>(s[i])) || s[i] == '&' || s[i] == ',')) ++i;
+    if (i >= s.size()) break;
+    std::size_t b = i;
+    while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+    std::string name = lower(s.substr(b, i - b));
+    if (i >= s.size() || s[i] != '(') return bad("expected '(' after '" + name + "'");
+    ++i;
+    std::size_t nb = i;
+    while (i < s.size() && s[i] != ')') ++i;
+    if (i >= s.size()) return bad("missing ')' after " + name);
+    std::string_view num = trim(s.substr(nb, i - nb));
+    ++i;
+    std::int64_t v = 0;
+    syntax::Line tmp;
+    OperandReader rd(num, l.operand_col, l.number, l.source);
+    if (auto r = rd.read(tmp); !r || tmp.groups.size() != 1 || tmp.groups[0].size() != 1 ||
+                               tmp.groups[0][0].kind != syntax::Atom::Kind::integer)
+      return bad("malformed count in " + name + "(...)");
+    v = tmp.groups[0][0].value;
+    Counter c;
+    bool sat = false;
+    if (name == "vmcnt") c = Counter::vm;
+    else if (name == "expcnt") c = Counter::exp;
+    else if (name == "lgkmcnt") c = Counter::lgkm;
+    else if (name == "vmcnt_sat") c = Counter::vm, sat = true;
+    else if (name == "expcnt_sat") c = Counter::exp, sat = true;
+    else if (name == "lgkmcnt_sat") c = Counter::lgkm, sat = true;
+    else return bad("unknown counter '" + name + "'");
+    const auto mx = static_cast<std::int64_t>(max_count(t, c));
+    if (v < 0 || (v > mx && !sat)) return bad(name + "(" + std::to_string(v) + ") is out of range: the field holds 0.." + std::to_string(mx));
+    w.set(c, static_cast<unsigned>(std::min(v, mx)));
+    any = true;
+  }
+  if (!any) return bad("s_waitcnt needs an operand");
+  return encode_waitcnt(t, w);
+}
+
+/// Result of trying one form.
+struct Attempt {
+  bool ok = false;
+  int score = 0;          ///< how far the match got (for choosing which failure to report)
+  std::string why;        ///< reason of failure
+  std::uint32_t col = 0;  ///< column of the offending operand
+  Inst inst;
+};
+
+/// Converts an atom to an Operand for a source/register slot, or explains why it does not fit.
+[[nodiscard]] inline std::string fill_value(Target t, const isa::FormInfo& f, const isa::OperandInfo& op,
+                                            const syntax::Atom& a, Operand& out) {
+  using K = isa::Kind;
+  using AK = syntax::Atom::Kind;
+  // Modifiers allowed by the slot.
+  if (a.mods) {
+    const bool fp_ok = op.mods == isa::Mods::fp && !(a.mods & syntax::mod_sext);
+    const bool int_ok = op.mods == isa::Mods::int_ && a.mods == syntax::mod_sext;
+    if (!fp_ok && !int_ok) return "source modifiers are not allowed here";
+  }
+  auto mods = static_cast<std::uint8_t>((a.mods & syntax::mod_neg ? src_neg : 0) | (a.mods & syntax::mod_abs ? src_abs : 0) |
+                                        (a.mods & syntax::mod_sext ? src_sext : 0));
+  switch (op.kind) {
+    case K::reg:
+      if (a.kind != AK::reg) return "expected a register";
+      if (auto m = reg_mismatch(t, a.reg, op); !m.empty()) return m;
+      out = Operand::make_reg(a.reg, mods);
+      return {};
+    case K::src: {
+      if (a.kind == AK::reg) {
+        if (auto m = reg_mismatch(t, a.reg, op); !m.empty()) return m;
+        out = Operand::make_reg(a.reg, mods);
+        return {};
+      }
+      const bool lit_ok = (op.regs & isa::reg::literal) &&
+                          // gfx9 has no FeatureVOP3Literal: VOP3/VOP3P encodings take inline constants only
+                          // (AMDGPUAsmParser::validateVOPLiteral).
+                          !(f.variant == isa::Variant::e64 || f.format == isa::Format::VOP3 || f.format == isa::Format::VOP3P);
+      const bool inl_ok = op.regs & isa::reg::inline_const;
+      const unsigned bits = value_bits(op.type);
+      if (a.kind == AK::integer) {
+        const bool inl = is_inline_int(a.value) || is_inline_bits(a.value, bits);
+        if (inl ? !(inl_ok || lit_ok) : !lit_ok) return inl ? "constants are not allowed here" : "a literal constant is not allowed here";
+        if (bits <= 32 && (a.value > 0xffffffffll || a.value < -0x80000000ll)) return "constant does not fit 32 bits";
+        out = Operand::make_imm(a.value, mods);
+        out.hex = a.hex;
+        return {};
+      }
+      if (a.kind == AK::real) {
+        const bool inl = is_inline_real(a.real, op.type);
+        if (inl ? !(inl_ok || lit_ok) : !lit_ok) return inl ? "constants are not allowed here" : "a literal constant is not allowed here";
+        out = Operand::make_real(a.real, mods);
+        return {};
+      }
+      if (a.kind == AK::expr || a.kind == AK::word) {
+        if (!lit_ok) return "a symbolic literal is not allowed here";
+        out = Operand::make_expr(a.text);
+        return {};
+      }
+      return "expected a register or a constant";
+    }
+    case K::imm:
+    case K::endpgm_imm:
+      if (a.mods) return "modifiers are not allowed here";
+      if (a.kind == AK::integer) { out = Operand::make_imm(a.value); out.hex = a.hex; return {}; }
+      if (a.kind == AK::expr || a.kind == AK::word) { out = Operand::make_expr(a.text); return {}; }
+      return "expected an integer";
+    case K::kimm:
+      if (a.mods) return "modifiers are not allowed here";
+      if (a.kind == AK::integer) { out = Operand::make_imm(a.value); out.hex = a.hex; return {}; }
+      if (a.kind == AK::real) { out = Operand::make_real(a.real); return {}; }
+      if (a.kind == AK::expr || a.kind == AK::word) { out = Operand::make_expr(a.text); return {}; }
+      return "expected a constant";
+    case K::label:
+      if (a.kind == AK::integer) { out = Operand::make_imm(a.value); return {}; }
+      if (a.kind == AK::expr || a.kind == AK::word) { out = Operand::make_expr(a.text); return {}; }
+      return "expected a label";
+    case K::hwreg:
+    case K::sendmsg:
+    case K::gpr_idx: {
+      const std::string_view want = op.kind == K::hwreg ? "hwreg(" : op.kind == K::sendmsg ? "sendmsg(" : "gpr_idx(";
+      if (a.kind == AK::integer) { out = Operand::make_imm(a.value); out.hex = a.hex; return {}; }
+      if (a.kind == AK::call && a.text.rfind(want, 0) == 0) { out = Operand::make_text(a.text); return {}; }
+      return "expected " + std::string(want) + "...) or an integer";
+    }
+    default:
+      return "unexpected operand";
+  }
+}
+
+/// Fills a named slot from the line's named modifiers; marks the ones it consumed.
+[[nodiscard]] inline std::string fill_named(Target t, const isa::OperandInfo& op, const syntax::Line& l,
+                                            std::vector<bool>& used, Operand& out) {
+  using K = isa::Kind;
+  using NK = syntax::Named::Kind;
+  auto take = [&](auto pred) -> const syntax::Named* {
+    for (std::size_t i = 0; i < l.named.size(); ++i)
+      if (!used[i] && pred(l.named[i])) { used[i] = true; return &l.named[i]; }
+    return nullptr;
+  };
+  switch (op.kind) {
+    case K::flag:
+    case K::r128_a16: {
+      const std::string_view name = op.kind == K::r128_a16 ? std::string_view("a16") : op.prefix;
+      if (auto n = take([&](const syntax::Named& x) { return x.name == name; })) {
+        if (n->kind != NK::flag) return "'" + std::string(name) + "' takes no value";
+        out = Operand::make_imm(1);
+      }
+      return {};
+    }
+    case K::named_int: {
+      if (auto n = take([&](const syntax::Named& x) { return x.name == op.prefix; })) {
+        if (n->kind == NK::integer) { out = Operand::make_imm(n->value); out.hex = n->spelling.find("0x") != std::string::npos; return {}; }
+        if (n->kind == NK::word) { out = Operand::make_expr(n->text); return {}; }
+        return "'" + std::string(op.prefix) + ":' needs an integer";
+      }
+      return {};
+    }
+    case K::swizzle: {
+      if (auto n = take([&](const syntax::Named& x) { return x.name == "offset"; })) {
+        if (n->kind == NK::integer) { out = Operand::make_imm(n->value); return {}; }
+        if (n->kind == NK::call) { out = Operand::make_text(n->text); return {}; }
+        return "'offset:' needs an integer or swizzle(...)";
+      }
+      return {};
+    }
+    case K::cpol:
+    case K::cpol_glc:
+    case K::cpol_noglc: {
+      std::int64_t bits = 0;
+      bool any = false;
+      for (std::size_t i = 0; i < l.named.size(); ++i) {
+        if (used[i] || l.named[i].kind != NK::flag) continue;
+        if (int b = cpol_bit(t, l.named[i].name)) { used[i] = true; bits |= b; any = true; }
+      }
+      if (op.kind == K::cpol_glc && !(bits & 1)) return "a returning atomic needs " + std::string(t == Target::gfx90a ? "glc" : "sc0");
+      if (op.kind == K::cpol_noglc && (bits & 1)) return "this form does not return (no " + std::string(t == Target::gfx90a ? "glc" : "sc0") + ")";
+      if (any) out = Operand::make_imm(bits);
+      return {};
+    }
+    case K::omod: {
+      if (auto n = take([&](const syntax::Named& x) { return x.name == "mul" || x.name == "div"; })) {
+        if (n->kind != NK::integer) return "output modifier needs mul:2, mul:4 or div:2";
+        if (n->name == "mul" && n->value == 2) out = Operand::make_imm(1);
+        else if (n->name == "mul" && n->value == 4) out = Operand::make_imm(2);
+        else if (n->name == "div" && n->value == 2) out = Operand::make_imm(3);
+        else if ((n->name == "mul" || n->name == "div") && n->value == 1) out = Operand::make_imm(0);
+        else return "output modifier must be mul:2, mul:4 or div:2";
+      }
+      return {};
+    }
+    case K::bit_array: {
+      if (auto n = take([&](const syntax::Named& x) { return x.name == op.prefix; })) {
+        if (n->kind != NK::list || n->list.empty() || n->list.size() > 4) return "'" + std::string(op.prefix) + ":' needs a list of 1..4 bits";
+        std::uint64_t bits = 0;
+        for (std::size_t i = 0; i < n->list.size(); ++i) {
+          if (n->list[i] != 0 && n->list[i] != 1) return "'" + std::string(op.prefix) + ":' entries must be 0 or 1";
+          bits |= static_cast<std::uint64_t>(n->list[i]) << i;
+        }
+        out = Operand::make_list(bits, static_cast<std::uint8_t>(n->list.size()));
+      }
+      return {};
+    }
+    case K::blgp: {
+      if (auto n = take([&](const syntax::Named& x) { return x.name == "blgp" || x.name == "neg"; })) {
+        if (n->name == "blgp" && n->kind == NK::integer) { out = Operand::make_imm(n->value); return {}; }
+        if (n->name == "neg" && n->kind == NK::list && n->list.size() == 3) {
+          std::uint64_t bits = 0;
+          for (std::size_t i = 0; i < 3; ++i) bits |= static_cast<std::uint64_t>(n->list[i] & 1) << i;
+          out = Operand::make_list(bits, 3);
+          out.text = "neg";
+          return {};
+        }
+        return "expected blgp:N or neg:[a,b,c]";
+      }
+      return {};
+    }
+    case K::dpp_ctrl: {
+      if (auto n = take([&](const syntax::Named& x) { return is_dpp_ctrl_name(x.name); })) {
+        auto v = dpp_ctrl_value(*n);
+        if (!v) return "invalid DPP control '" + n->spelling + "'";
+        out = Operand::make_imm(*v);
+      }
+      return {};
+    }
+    case K::sdwa_sel: {
+      if (auto n = take([&](const syntax::Named& x) { return x.name == op.prefix; })) {
+        auto v = n->kind == NK::word ? sdwa_sel_value(n->text) : std::nullopt;
+        if (!v) return "'" + std::string(op.prefix) + ":' needs BYTE_0..BYTE_3, WORD_0, WORD_1 or DWORD";
+        out = Operand::make_imm(*v);
+      }
+      return {};
+    }
+    case K::sdwa_dst_unused: {
+      if (auto n = take([&](const syntax::Named& x) { return x.name == "dst_unused"; })) {
+        auto v = n->kind == NK::word ? dst_unused_value(n->text) : std::nullopt;
+        if (!v) return "'dst_unused:' needs UNUSED_PAD, UNUSED_SEXT or UNUSED_PRESERVE";
+        out = Operand::make_imm(*v);
+      }
+      return {};
+    }
+    case K::format: {
+      // MTBUF formats are kept as written (format:N, format:[...], dfmt:/nfmt: pairs).
+      std::string text;
+      for (std::size_t i = 0; i < l.named.size(); ++i) {
+        const auto& x = l.named[i];
+        if (used[i] || !(x.name == "format" || x.name == "dfmt" || x.name == "nfmt")) continue;
+        used[i] = true;
+        if (!text.empty()) text += ' ';
+        text += x.spelling;
+      }
+      if (!text.empty()) out = Operand::make_text(text);
+      return {};
+    }
+    default:
+      return "internal: not a named operand kind";
+  }
+}
+
+/// Counts distinct scalar values a VALU instruction reads over the constant bus (SGPRs, special
+/// registers, literals, implicit VCC). gfx9 allows one (AMDGPUAsmParser::getConstantBusLimit: 1 before
+/// GFX10); v_readlane/v_writelane are exempt for their lane select (SIInstrInfo::verifyInstruction).
+[[nodiscard]] inline bool violates_constant_bus(const isa::FormInfo& f, const Inst& in, std::string_view mnemonic) {
+  if (!f.has(isa::prop::valu)) return false;
+  if (mnemonic == "v_readlane_b32" || mnemonic == "v_writelane_b32") return false;
+  const auto ops = isa::operands(f);
+  std::vector<std::pair<int, std::uint16_t>> regs;  // (file, index) of scalar sources
+  std::vector<std::string> lits;
+  int n = 0;
+  auto add_reg = [&](const Reg& r) {
+    for (auto& [file, idx] : regs)
+      if (file == static_cast<int>(r.file) && idx == r.index) return;
+    regs.emplace_back(static_cast<int>(r.file), r.index);
+    ++n;
+  };
+  if (f.implicit_uses & isa::reg::vcc) add_reg(Reg{RegFile::special, special::vcc_lo, 2});
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
+    const auto& op = ops[k];
+    const auto& v = in.ops[k];
+    if (op.role != isa::Role::use || !op.is_printed()) continue;
+    if (op.kind != isa::Kind::src && op.kind != isa::Kind::reg && op.kind != isa::Kind::kimm) continue;
+    if (v.kind == Operand::Kind::reg) {
+      if (v.reg.file == RegFile::sgpr || v.reg.file == RegFile::ttmp ||
+          (v.reg.file == RegFile::special && v.reg.index < 128))
+        add_reg(v.reg);
+    } else if (v.kind == Operand::Kind::imm || v.kind == Operand::Kind::real || v.kind == Operand::Kind::expr) {
+      const unsigned bits = value_bits(op.type);
+      const bool inl = op.kind != isa::Kind::kimm &&
+                       (v.kind == Operand::Kind::imm ? (is_inline_int(v.imm) || is_inline_bits(v.imm, bits))
+                                                     : v.kind == Operand::Kind::real && is_inline_real(v.real, op.type));
+      if (inl) continue;
+      std::string key = v.kind == Operand::Kind::imm ? std::to_string(v.imm) : v.kind == Operand::Kind::real ? std::to_string(v.real) : v.text;
+      if (std::find(lits.begin(), lits.end(), key) == lits.end()) { lits.push_back(key); ++n; }
+    }
+  }
+  return n > 1;
+}
+
+/// Tries to match the line against one form.
+[[nodiscard]] inline Attempt try_form(const MatchCtx& c, std::size_t form_index) {
+  Attempt at;
+  const Target t = c.target;
+  const isa::FormInfo& f = isa::forms(t)[form_index];
+  const Template& tp = templates(t)[form_index];
+  const auto ops = isa::operands(f);
+  const syntax::Line& l = *c.line;
+  at.inst.target = t;
+  at.inst.form = static_cast<std::uint16_t>(form_index);
+  at.inst.ops.assign(ops.size(), Operand{});
+
+  // Positional operands (optionally preceded by VOPC's implicit vcc or followed by cndmask's vcc).
+  std::size_t ai = 0;
+  auto atoms = c.atoms;
+  auto is_vcc = [](const syntax::Atom* a) {
+    return a->kind == syntax::Atom::Kind::reg && a->reg == Reg{RegFile::special, special::vcc_lo, 2} && !a->mods;
+  };
+  std::size_t expected = tp.positional;
+  if (tp.default_vcc_first && atoms.size() == expected + 1 && is_vcc(atoms[0])) ai = 1;
+  if (tp.default_vcc_last && atoms.size() == ai + expected + 1 && is_vcc(atoms.back())) atoms.pop_back();
+  for (const auto& e : tp.elems) {
+    if (e.kind == TemplateElem::Kind::word) {
+      if (ai >= atoms.size()) { at.why = "missing operand '" + std::string(e.word) + "'"; return at; }
+      const auto* a = atoms[ai];
+      const bool match = (a->kind == syntax::Atom::Kind::word && lower(a->text) == e.word) ||
+                         (e.word == "vcc" && is_vcc(a));
+      if (!match) { at.why = "expected '" + std::string(e.word) + "'"; at.col = a->col; return at; }
+      ++ai;
+      ++at.score;
+      continue;
+    }
+    if (e.kind != TemplateElem::Kind::operand) continue;
+    const auto& op = ops[e.op];
+    if (op.kind == isa::Kind::waitcnt) {
+      auto v = parse_waitcnt_operand(t, l.operand_text, l);
+      if (!v) { at.why = v.error().message; at.col = l.operand_col; return at; }
+      at.inst.ops[e.op] = Operand::make_imm(*v);
+      ai = atoms.size();
+      // Counters after the first are read as named modifiers by the line reader; they are consumed here.
+      continue;
+    }
+    if (ai >= atoms.size()) {
+      if (op.is_optional()) continue;
+      at.why = "missing operand '" + std::string(op.name) + "'";
+      at.col = l.operand_col + static_cast<std::uint32_t>(l.operand_text.size());
+      return at;
+    }
+    Operand v;
+    if (auto why = fill_value(t, f, op, *atoms[ai], v); !why.empty()) {
+      at.why = why + " for operand '" + std::string(op.name) + "' (" + std::string(op.cls) + ")";
+      at.col = atoms[ai]->col;
+      return at;
+    }
+    at.inst.ops[e.op] = std::move(v);
+    ++ai;
+    at.score += 2;
+  }
+  if (ai < atoms.size()) {
+    at.why = "too many operands";
+    at.col = atoms[ai]->col;
+    return at;
+  }
+  // Named modifiers and required keywords.
+  std::vector<bool> used(l.named.size(), false);
+  const bool waitcnt = !ops.empty() && ops[0].kind == isa::Kind::waitcnt;
+  if (waitcnt) std::fill(used.begin(), used.end(), true);
+  for (const auto& e : tp.elems) {
+    if (e.kind == TemplateElem::Kind::keyword) {
+      bool found = false;
+      for (std::size_t i = 0; i < l.named.size(); ++i)
+        if (!used[i] && l.named[i].name == e.word && l.named[i].kind == syntax::Named::Kind::flag) { used[i] = true; found = true; break; }
+      if (!found) { at.why = "missing '" + std::string(e.word) + "'"; return at; }
+      ++at.score;
+      continue;
+    }
+    if (e.kind != TemplateElem::Kind::named) continue;
+    Operand v;
+    if (auto why = fill_named(t, ops[e.op], l, used, v); !why.empty()) { at.why = why; at.col = l.operand_col; at.score += 1; return at; }
+    at.inst.ops[e.op] = std::move(v);
+  }
+  for (std::size_t i = 0; i < l.named.size(); ++i)
+    if (!used[i]) {
+      at.why = "'" + l.named[i].spelling + "' is not accepted by this instruction";
+      at.col = l.named[i].col;
+      return at;
+    }
+  // Unprinted operands tied to a printed one carry its value (vdst_in = vdst).
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    if (!ops[k].is_printed() && ops[k].tied >= 0 && static_cast<std::size_t>(ops[k].tied) < ops.size())
+      at.inst.ops[k] = at.inst.ops[static_cast<std::size_t>(ops[k].tied)];
+  if (violates_constant_bus(f, at.inst, f.mnemonic)) {
+    at.why = "invalid operand (violates constant bus restrictions: gfx9 VALU reads at most one SGPR or literal)";
+    at.score += 1;
+    return at;
+  }
+  at.ok = true;
+  return at;
+}
+
+[[nodiscard]] inline std::string_view strip_variant_suffix(std::string_view m, isa::Variant& forced) {
+  struct S { std::string_view s; isa::Variant v; };
+  for (auto [s, v] : {S{"_e32", isa::Variant::e32}, S{"_e64", isa::Variant::e64}, S{"_sdwa", isa::Variant::sdwa},
+                      S{"_dpp", isa::Variant::dpp}}) {
+    if (m.size() > s.size() && m.substr(m.size() - s.size()) == s) {
+      forced = v;
+      return m.substr(0, m.size() - s.size());
+    }
+  }
+  forced = isa::Variant::none;
+  return m;
+}
+
+/// Candidate form indexes for a mnemonic as written, in matcher preference order.
+[[nodiscard]] inline std::vector<std::size_t> candidates(Target t, std::string_view written, isa::Variant& forced) {
+  std::vector<std::size_t> out;
+  const auto all = isa::forms(t);
+  auto add_all = [&](std::string_view m, bool filter) {
+    const auto fs = isa::find_mnemonic(t, m);
+    for (const auto& f : fs) {
+      if (!f.has(isa::prop::asm_matchable)) continue;
+      if (filter && forced != isa::Variant::none && f.variant != forced) continue;
+      out.push_back(static_cast<std::size_t>(&f - all.data()));
+    }
+  };
+  // Exact mnemonic first (VOPC e32 mnemonics keep `_e32` in the AsmString but the table key has none).
+  isa::Variant none = isa::Variant::none;
+  (void)none;
+  std::string_view base = strip_variant_suffix(written, forced);
+  add_all(base, true);
+  if (out.empty()) {
+    std::string_view to;
+    for (const auto& a : isa::mnemonic_aliases(t))
+      if (a.from == written || a.from == base) { to = a.to; break; }
+    if (to.empty())
+      for (const auto& a : isa::rename_aliases(t))
+        if (a.from == written || a.from == base) { to = a.to; break; }
+    if (!to.empty()) {
+      isa::Variant f2;
+      std::string_view b2 = strip_variant_suffix(to, f2);
+      if (forced == isa::Variant::none) forced = f2;
+      add_all(b2, true);
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// Matches one parsed line that holds an instruction to the best form of the target.
+[[nodiscard]] inline Expected<Inst> match_line(const syntax::Line& l, Target t) {
+  isa::Variant forced;
+  auto cands = detail::candidates(t, l.mnemonic, forced);
+  Loc loc{{}, l.number, l.mnemonic_col, l.id};
+  if (cands.empty()) {
+    // Is it known elsewhere? Then say "not on this target" instead of "unknown".
+    for (Target o : all_targets) {
+      if (o == t) continue;
+      isa::Variant f2;
+      if (!detail::candidates(o, l.mnemonic, f2).empty())
+        return fail(DiagCode::unsupported, "'" + l.mnemonic + "' is not supported on " + std::string(to_string(t)), loc,
+                    l.source, "it exists on " + std::string(to_string(o)));
+    }
+    return fail(DiagCode::unknown_mnemonic, "unknown instruction '" + l.mnemonic + "'", loc, l.source);
+  }
+  detail::MatchCtx c{t, &l, {}};
+  for (const auto& g : l.groups)
+    for (const auto& a : g) c.atoms.push_back(&a);
+  detail::Attempt best;
+  best.score = -1;
+  for (std::size_t k : cands) {
+    auto at = detail::try_form(c, k);
+    if (at.ok) {
+      at.inst.comment = l.comment;
+      if (l.id) at.inst.id = InstId{*l.id};
+      return std::move(at.inst);
+    }
+    if (at.score > best.score) best = std::move(at);
+  }
+  Loc eloc{{}, l.number, best.col ? best.col : l.operand_col, l.id};
+  return fail(DiagCode::invalid_operand, best.why + " in '" + l.mnemonic + "'", eloc, l.source);
+}
+
+/// Parses a single instruction line (no labels or directives expected).
+[[nodiscard]] inline Expected<Inst> parse_inst(std::string_view line, Target t) {
+  auto l = detail::parse_line(line, 1);
+  if (!l) return unexpected(std::move(l).error());
+  if (l->mnemonic.empty())
+    return fail(DiagCode::parse_error, "expected an instruction", Loc{{}, 1, 1, {}}, std::string(line));
+  return match_line(*l, t);
+}
+
+/// A parsed program plus every problem found (the program holds what did parse).
+struct ParseResult {
+  Program program;
+  Diags diags;
+};
+
+/// Parses a whole assembly file. Gathers every error (one per bad line) rather than stopping at the first.
+[[nodiscard]] inline ParseResult parse_program_all(std::string_view text, Target t, std::string file = "<input>") {
+  ParseResult r;
+  Program& p = r.program;
+  p.target = t;
+  p.file = file;
+  std::vector<std::string_view> lines;
+  for (std::size_t b = 0; b <= text.size();) {
+    std::size_t e = text.find('\n', b);
+    if (e == std::string_view::npos) e = text.size();
+    std::string_view ln = text.substr(b, e - b);
+    if (!ln.empty() && ln.back() == '\r') ln.remove_suffix(1);
+    if (!(e == text.size() && ln.empty())) lines.push_back(ln);
+    b = e + 1;
+  }
+  std::set<std::uint32_t> used_ids;
+  std::vector<std::size_t> needs_id;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto no = static_cast<std::uint32_t>(i + 1);
+    std::string_view raw = lines[i];
+    std::string_view tr = detail::trim(raw);
+    Item it;
+    it.line = no;
+    if (tr.empty()) { it.kind = Item::Kind::blank; p.items.push_back(std::move(it)); continue; }
+    // Whole-line comments.
+    if (tr.front() == ';' || tr.rfind("//", 0) == 0 || tr.front() == '#') {
+      it.kind = Item::Kind::comment;
+      it.text = std::string(tr);
+      p.items.push_back(std::move(it));
+      continue;
+    }
+    // Blocks kept whole: metadata (YAML) and kernel descriptors.
+    if (tr.rfind(".amdgpu_metadata", 0) == 0) {
+      it.kind = Item::Kind::metadata;
+      std::size_t j = i + 1;
+      for (; j < lines.size() && detail::trim(lines[j]).rfind(".end_amdgpu_metadata", 0) != 0; ++j) {
+        it.text += lines[j];
+        it.text += '\n';
+      }
+      if (j == lines.size()) {
+        r.diags.push_back(make_diag(DiagCode::parse_error, "'.amdgpu_metadata' is not closed by '.end_amdgpu_metadata'",
+                                    Loc{file, no, 1, {}}, std::string(raw)));
+        break;
+      }
+      i = j;
+      p.items.push_back(std::move(it));
+      continue;
+    }
+    if (tr.rfind(".amdhsa_kernel", 0) == 0 && (tr.size() == 14 || std::isspace(static_cast<unsigned char>(tr[14])))) {
+      it.kind = Item::Kind::kernel;
+      it.kernel.name = std::string(detail::trim(tr.substr(14)));
+      std::size_t j = i + 1;
+      for (; j < lines.size(); ++j) {
+        std::string_view f = lines[j];
+        if (auto c = detail::comment_start(f); c != std::string_view::npos) f = f.substr(0, c);
+        f = detail::trim(f);
+        if (f.rfind(".end_amdhsa_kernel", 0) == 0) break;
+        if (f.empty()) continue;
+        std::size_t sp = 0;
+        while (sp < f.size() && !std::isspace(static_cast<unsigned char>(f[sp]))) ++sp;
+        it.kernel.fields.emplace_back(std::string(f.substr(0, sp)), std::string(detail::trim(f.substr(sp))));
+      }
+      if (j == lines.size()) {
+        r.diags.push_back(make_diag(DiagCode::parse_error, "'.amdhsa_kernel' is not closed by '.end_amdhsa_kernel'",
+                                    Loc{file, no, 1, {}}, std::string(raw)));
+        break;
+      }
+      i = j;
+      p.items.push_back(std::move(it));
+      continue;
+    }
+    auto l = detail::parse_line(raw, no);
+    if (!l) {
+      auto d = std::move(l).error();
+      d.loc.file = file;
+      r.diags.push_back(std::move(d));
+      continue;
+    }
+    for (auto& lab : l->labels) {
+      Item li;
+      li.kind = Item::Kind::label;
+      li.name = lab;
+      li.line = no;
+      if (l->mnemonic.empty() && l->directive.empty()) li.comment = l->comment;
+      p.items.push_back(std::move(li));
+    }
+    if (!l->directive.empty()) {
+      it.kind = Item::Kind::directive;
+      it.name = l->directive;
+      it.text = l->directive_args;
+      it.comment = l->comment;
+      p.items.push_back(std::move(it));
+      continue;
+    }
+    if (l->mnemonic.empty()) continue;
+    auto in = match_line(*l, t);
+    if (!in) {
+      auto d = std::move(in).error();
+      d.loc.file = file;
+      r.diags.push_back(std::move(d));
+      continue;
+    }
+    it.kind = Item::Kind::inst;
+    it.inst = std::move(*in);
+    if (l->id && used_ids.insert(*l->id).second) {
+      it.inst.id = InstId{*l->id};
+    } else {
+      needs_id.push_back(p.items.size());
+    }
+    p.items.push_back(std::move(it));
+  }
+  std::uint32_t next = used_ids.empty() ? 0 : *used_ids.rbegin() + 1;
+  for (std::size_t k : needs_id) p.items[k].inst.id = InstId{next++};
+  p.next_id = next;
+  return r;
+}
+
+/// Parses a whole assembly file; the error is the first problem (use parse_program_all to see them all).
+[[nodiscard]] inline Expected<Program> parse_program(std::string_view text, Target t, std::string file = "<input>") {
+  auto r = parse_program_all(text, t, std::move(file));
+  if (!r.diags.empty()) return unexpected(std::move(r.diags.front()));
+  return std::move(r.program);
+}
+
+}  // namespace asmevo

@@ -1,0 +1,147 @@
+// Encode IR instructions and programs to bytes, and decode bytes to IR, through LLVM MC 22 in-process.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/mc/llvm_mc.hpp"
+
+namespace asmevo::mc {
+
+/// An instruction decoded from bytes.
+struct DecodedInst {
+  std::uint64_t offset = 0;  ///< byte offset in the input
+  std::uint32_t size = 0;    ///< bytes it occupies
+  Inst inst;
+};
+
+/// The IR's bridge to LLVM MC for one target. The IR is printed in LLVM's syntax and assembled by LLVM's
+/// own AMDGPU assembler, so the bytes are by construction the ones LLVM encodes; decoding runs LLVM's
+/// disassembler and reads its text back with asmevo's parser, so every decoded instruction is a typed Inst.
+class Encoder {
+ public:
+  [[nodiscard]] static Expected<std::unique_ptr<Encoder>> create(Target t, std::string_view features = {}) {
+    auto c = Context::create(to_string(t), features);
+    if (!c) return unexpected(std::move(c).error());
+    return std::unique_ptr<Encoder>(new Encoder(t, std::move(*c)));
+  }
+
+  [[nodiscard]] Target target() const noexcept { return t_; }
+  [[nodiscard]] Context& context() noexcept { return *ctx_; }
+
+  /// Bytes of one instruction. A branch to a label is encoded with the label unresolved (offset 0).
+  [[nodiscard]] Expected<std::vector<std::uint8_t>> encode(const Inst& in) {
+    auto r = ctx_->encode_line(print_inst(in));
+    if (!r) {
+      auto d = std::move(r).error();
+      d.loc.inst_id = in.id.value;
+      return unexpected(std::move(d));
+    }
+    return r;
+  }
+
+  /// Bytes of every instruction of a program, in program order. Labels are kept so that branches inside
+  /// the program resolve; other directives and descriptor blocks do not take part.
+  [[nodiscard]] Expected<std::vector<std::vector<std::uint8_t>>> encode(const Program& p) {
+    std::string text;
+    std::vector<std::uint32_t> line_of;  // generated line of each instruction
+    std::vector<InstId> ids;
+    std::uint32_t line = 0;
+    for (const auto& it : p.items) {
+      if (it.kind == Item::Kind::label) {
+        text += it.name + ":\n";
+        ++line;
+      } else if (it.kind == Item::Kind::inst) {
+        text += print_inst(it.inst) + "\n";
+        line_of.push_back(++line);
+        ids.push_back(it.inst.id);
+      }
+    }
+    auto r = ctx_->assemble_all(text, p.file);
+    if (!r.errors.empty()) {
+      auto d = r.errors.front();
+      if (d.loc.line >= 1)
+        for (std::size_t k = 0; k < line_of.size(); ++k)
+          if (line_of[k] == d.loc.line) d.loc.inst_id = ids[k].value;
+      return unexpected(std::move(d));
+    }
+    if (r.instructions.size() != line_of.size())
+      return fail(DiagCode::internal, "LLVM produced " + std::to_string(r.instructions.size()) + " instructions for " +
+                                          std::to_string(line_of.size()));
+    std::vector<std::vector<std::uint8_t>> out;
+    out.reserve(line_of.size());
+    for (auto& e : r.instructions) out.push_back(std::move(e.bytes));
+    return out;
+  }
+
+  /// Decodes a run of instructions. Stops with a Diag at the first word the disassembler rejects.
+  [[nodiscard]] Expected<std::vector<DecodedInst>> decode(std::span<const std::uint8_t> bytes, std::uint64_t address = 0) {
+    auto d = ctx_->disassemble(bytes, address);
+    if (!d) return unexpected(std::move(d).error());
+    std::vector<DecodedInst> out;
+    out.reserve(d->size());
+    for (const auto& x : *d) {
+      auto in = parse_inst(x.text, t_);
+      if (!in) {
+        auto e = std::move(in).error();
+        e.code = DiagCode::decode_error;
+        e.message = "decoded '" + x.text + "' (" + x.opcode_name + ") at offset " + std::to_string(x.offset) +
+                    " but cannot read it back: " + e.message;
+        return unexpected(std::move(e));
+      }
+      out.push_back(DecodedInst{x.offset, x.size, std::move(*in)});
+    }
+    return out;
+  }
+
+ private:
+  Encoder(Target t, std::unique_ptr<Context> c) : t_(t), ctx_(std::move(c)) {}
+  Target t_;
+  std::unique_ptr<Context> ctx_;
+};
+
+/// Parses "0x7e020280", "80 02 02 7e", "0x80,0x02,0x02,0x7e" or "[0x80,0x02]" into bytes. A single 0x-prefixed
+/// word longer than two digits is one little-endian dword (as llvm-objdump prints words).
+[[nodiscard]] inline Expected<std::vector<std::uint8_t>> parse_hex_bytes(std::string_view s) {
+  std::vector<std::uint8_t> out;
+  std::size_t i = 0;
+  auto hexval = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == ' ' || c == ',' || c == '[' || c == ']' || c == '\t' || c == '\n') { ++i; continue; }
+    std::size_t b = i;
+    bool prefixed = false;
+    if (c == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')) { i += 2; prefixed = true; }
+    std::size_t db = i;
+    while (i < s.size() && hexval(s[i]) >= 0) ++i;
+    std::string_view digits = s.substr(db, i - db);
+    if (digits.empty() || (i < s.size() && !(s[i] == ' ' || s[i] == ',' || s[i] == ']' || s[i] == '\t' || s[i] == '\n')))
+      return fail(DiagCode::parse_error, "malformed hex byte '" + std::string(s.substr(b, std::max<std::size_t>(i - b + 1, 1))) + "'",
+                  Loc{{}, 1, static_cast<std::uint32_t>(b + 1), {}}, std::string(s), "write bytes like 0x7e or 7e, or dwords like 0x7e020280");
+    if (digits.size() <= 2) {
+      out.push_back(static_cast<std::uint8_t>(std::stoul(std::string(digits), nullptr, 16)));
+    } else if (prefixed && digits.size() <= 8) {
+      auto v = static_cast<std::uint32_t>(std::stoul(std::string(digits), nullptr, 16));
+      for (int k = 0; k < 4; ++k) out.push_back(static_cast<std::uint8_t>(v >> (8 * k)));
+    } else if (digits.size() % 2 == 0) {
+      for (std::size_t k = 0; k < digits.size(); k += 2) out.push_back(static_cast<std::uint8_t>(hexval(digits[k]) * 16 + hexval(digits[k + 1])));
+    } else {
+      return fail(DiagCode::parse_error, "odd number of hex digits in '" + std::string(digits) + "'",
+                  Loc{{}, 1, static_cast<std::uint32_t>(b + 1), {}}, std::string(s));
+    }
+  }
+  if (out.empty()) return fail(DiagCode::parse_error, "no bytes given", {}, std::string(s));
+  return out;
+}
+
+}  // namespace asmevo::mc

@@ -1,0 +1,313 @@
+// asmevo's in-process bridge to LLVM MC for AMDGPU: assemble text to bytes and disassemble bytes to text.
+//
+// One mc::Context per (target, features) and per thread: it owns the LLVM objects that do not depend
+// on an input (MCRegisterInfo, MCAsmInfo, MCInstrInfo, MCSubtargetInfo, MCInstPrinter, MCDisassembler)
+// and builds the per-input ones (MCContext, MCAsmParser, MCCodeEmitter, MCAsmBackend) on each call.
+// Nothing here prints: every LLVM diagnostic becomes a Diag. Including this header pulls in LLVM's
+// MC headers; link asmevo::mc (see cmake/AsmevoLLVM.cmake).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/MC/MCAsmBackend.h>
+#include <llvm/MC/MCCodeEmitter.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCObjectFileInfo.h>
+#include <llvm/MC/MCObjectWriter.h>
+#include <llvm/MC/MCParser/MCAsmParser.h>
+#include <llvm/MC/MCParser/MCTargetAsmParser.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "asmevo/mc/detail/diag_capture.hpp"
+#include "asmevo/mc/detail/llvm_target.hpp"
+#include "asmevo/mc/detail/recording_streamer.hpp"
+#include "asmevo/support/diag.hpp"
+
+namespace asmevo::mc {
+
+/// One assembled instruction: its final bytes (fixups resolved) and the 1-based source line it came from.
+/// `line` is 0 when the instruction came from a `.macro` / `.rept` expansion, whose text LLVM keeps in
+/// a separate buffer with no link back to the invoking line.
+struct Encoded {
+  std::uint32_t line = 0;
+  std::vector<std::uint8_t> bytes;  ///< little-endian, 4 or 8 bytes (12 on gfx950 for some VOP3PX)
+};
+
+/// One disassembled instruction.
+struct Decoded {
+  std::uint64_t offset = 0;  ///< bytes from the start of the input span (the address passed to LLVM is address + offset)
+  std::uint32_t size = 0;    ///< bytes consumed
+  std::string text;          ///< as `llvm-mc --disassemble` prints it, without the leading tab: "v_add_f32_e32 v0, v1, v2"
+  std::string opcode_name;   ///< MCInstrInfo::getName: the TableGen record, e.g. "V_ADD_F32_e32_vi"
+};
+
+/// Everything one assembly run produced: the instructions of the lines that had no error, and every error.
+struct AssembleReport {
+  std::vector<Encoded> instructions;  ///< source order; no entry for a line that has an error
+  Diags errors;                       ///< report order (source order for parse errors, then layout errors)
+
+  [[nodiscard]] bool ok() const noexcept { return errors.empty(); }
+
+  /// The distinct 1-based lines that have at least one error, ascending (errors without a line are left out).
+  [[nodiscard]] std::vector<std::uint32_t> failed_lines() const {
+    std::vector<std::uint32_t> lines;
+    for (const Diag& d : errors)
+      if (d.loc.line != 0) lines.push_back(d.loc.line);
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    return lines;
+  }
+};
+
+/// LLVM MC for one AMDGPU target. Not thread-safe (one per thread); create() is thread-safe.
+class Context {
+ public:
+  /// Builds the target objects for `amdgcn-amd-amdhsa` with `-mcpu=mcpu` and an optional LLVM features
+  /// string ("+xnack", "-sramecc,+xnack"). Fails with DiagCode::usage on a processor or feature LLVM
+  /// does not know. The supported targets are gfx90a, gfx942 and gfx950; other GCN processors work as
+  /// far as LLVM supports them but are not tested.
+  [[nodiscard]] static Expected<std::unique_ptr<Context>> create(std::string_view mcpu, std::string_view features = {}) {
+    auto t = detail::make_target_objects(mcpu, features);
+    if (!t) return unexpected(std::move(t).error());
+    std::unique_ptr<Context> c(new Context(std::move(*t)));
+    if (!c->disasm_ || !c->printer_)
+      return fail(DiagCode::internal, "LLVM could not create the AMDGPU disassembler or instruction printer", {},
+                  std::string(mcpu));
+    return c;
+  }
+
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context() = default;
+
+  [[nodiscard]] const std::string& mcpu() const noexcept { return t_->mcpu; }
+  [[nodiscard]] const std::string& features() const noexcept { return t_->features; }
+
+  /// Assembles `text` as `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=... -filetype=obj` would, and returns
+  /// one entry per instruction in source order. Bytes equal what `llvm-mc -show-encoding` prints; where
+  /// that shows fixup placeholders (`s_branch label`), they are the resolved bytes of the object file.
+  /// A literal naming a symbol not defined in `text` becomes a relocation in LLVM, and its field holds
+  /// 0 here; a branch to an undefined label is an error, as in llvm-mc. Directives are accepted as llvm-mc accepts them and produce no entry. On error, returns the
+  /// first error (DiagCode::encode_error, with file:line:col, the source line and LLVM's message).
+  [[nodiscard]] Expected<std::vector<Encoded>> assemble(std::string_view text, std::string_view file_name = "<input>") {
+    AssembleReport r = assemble_all(text, file_name);
+    if (!r.errors.empty()) return unexpected(std::move(r.errors.front()));
+    return std::move(r.instructions);
+  }
+
+  /// Like assemble(), but never stops at an error: LLVM's parser recovers at the next statement, and
+  /// the report holds every error plus the instructions of every line without one. Never prints, never
+  /// throws, does not crash on garbage text.
+  [[nodiscard]] AssembleReport assemble_all(std::string_view text, std::string_view file_name = "<input>") {
+    AssembleReport report;
+    const detail::TargetObjects& t = *t_;
+
+    // Per-input objects: llvm::MCContext owns symbols and sections, so everything tied to it is rebuilt.
+    llvm::SourceMgr sm;
+    // A copy, because AsmLexer reads up to a terminating NUL that a string_view does not promise.
+    const unsigned main_buffer = sm.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(detail::to_ref(text), detail::to_ref(file_name)), llvm::SMLoc());
+    llvm::MCContext ctx(t.triple, t.mai.get(), t.mri.get(), t.sti.get(), &sm, &t.options);
+    detail::DiagCapture capture(DiagCode::encode_error);
+    capture.attach(sm, ctx);
+    const std::unique_ptr<llvm::MCObjectFileInfo> mofi(t.target->createMCObjectFileInfo(ctx, /*PIC=*/false));
+    ctx.setObjectFileInfo(mofi.get());
+
+    std::unique_ptr<llvm::MCAsmBackend> mab(t.target->createMCAsmBackend(*t.sti, *t.mri, t.options));
+    std::unique_ptr<llvm::MCCodeEmitter> ce(t.target->createMCCodeEmitter(*t.mii, ctx));
+    if (!mab || !ce) {
+      report.errors.push_back(make_diag(DiagCode::internal, "LLVM could not create the AMDGPU asm backend or code emitter"));
+      return report;
+    }
+    // The object image is never looked at (bytes are read from the fragments), so it goes nowhere.
+    llvm::raw_null_ostream null_os;
+    std::unique_ptr<llvm::MCObjectWriter> ow = mab->createObjectWriter(null_os);
+    detail::RecordingStreamer streamer(ctx, std::move(mab), std::move(ow), std::move(ce));
+    // AMDGPUAsmParser calls its target streamer for every .amdgcn_* / .amdhsa_* directive. The null
+    // target streamer (AMDGPUTargetStreamer's base behaviour, what `llvm-mc -filetype=null` uses)
+    // accepts them all and emits nothing, so kernel descriptors and metadata notes are not built here;
+    // instruction bytes do not depend on them. The MCStreamer takes ownership.
+    if (t.target->createNullTargetStreamer(streamer) == nullptr) {
+      report.errors.push_back(make_diag(DiagCode::internal, "LLVM has no AMDGPU null target streamer"));
+      return report;
+    }
+
+    const std::unique_ptr<llvm::MCAsmParser> parser(llvm::createMCAsmParser(sm, ctx, streamer, *t.mai));
+    const std::unique_ptr<llvm::MCTargetAsmParser> tap(t.target->createMCAsmParser(*t.sti, *parser, *t.mii, t.options));
+    if (!parser || !tap) {
+      report.errors.push_back(make_diag(DiagCode::internal, "LLVM could not create the AMDGPU assembly parser"));
+      return report;
+    }
+    parser->setTargetParser(*tap);
+    (void)parser->Run(/*NoInitialTextSection=*/false);
+    // AsmParser::Run only finalizes (lays out, applies fixups) when there was no error. Lines that did
+    // parse still deserve their resolved bytes, so finish here in that case. Errors of such a forced
+    // finish that carry no location are consequences of an error already reported (an undefined
+    // directional label `1f` also surfaces as "Undefined temporary symbol .Ltmp0" from the ELF
+    // writer) and are dropped; located ones (e.g. "undefined label 'x'" from the branch fixup) stay.
+    if (!streamer.finished()) {
+      const std::size_t parse_errors = capture.diags().size();
+      streamer.finish();
+      Diags& d = capture.diags();
+      d.erase(std::remove_if(d.begin() + static_cast<std::ptrdiff_t>(parse_errors), d.end(),
+                             [](const Diag& x) { return x.loc.line == 0; }),
+              d.end());
+    }
+
+    // The lines with an error drop their instructions (e.g. a branch whose fixup overflowed).
+    const std::vector<std::uint32_t> bad_lines = lines_with_errors(capture.diags(), file_name);
+    report.instructions.reserve(streamer.placed().size());
+    for (const detail::RecordingStreamer::Placed& p : streamer.placed()) {
+      const std::uint32_t line = main_line_of(sm, main_buffer, p.loc);
+      if (line != 0 && std::binary_search(bad_lines.begin(), bad_lines.end(), line)) continue;
+      const llvm::ArrayRef<char> bytes = detail::RecordingStreamer::bytes_of(p);
+      if (bytes.empty()) {
+        capture.diags().push_back(make_diag(DiagCode::internal, "lost track of an instruction's bytes in LLVM's fragments",
+                                            Loc{std::string(file_name), line, 0, {}}));
+        continue;
+      }
+      report.instructions.push_back(Encoded{line, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
+    }
+    // Source order: layout errors (fixups) arrive after all parse errors; the first error a caller
+    // sees should be the first in the text. Errors without a line, or from another buffer, go last.
+    report.errors = std::move(capture.diags());
+    std::stable_sort(report.errors.begin(), report.errors.end(), [&](const Diag& a, const Diag& b) {
+      const auto key = [&](const Diag& x) {
+        return std::tuple(x.loc.file != file_name || x.loc.line == 0, x.loc.line, x.loc.col);
+      };
+      return key(a) < key(b);
+    });
+    return report;
+  }
+
+  /// Encodes one instruction (labels and directives on the line are allowed, but exactly one
+  /// instruction must result). As in `llvm-mc -filetype=obj`, a branch to a label that the line does
+  /// not define is an error ("undefined label"); a literal naming an undefined symbol encodes as 0.
+  [[nodiscard]] Expected<std::vector<std::uint8_t>> encode_line(std::string_view asm_line) {
+    auto r = assemble(asm_line, "<line>");
+    if (!r) return unexpected(std::move(r).error());
+    if (r->size() != 1)
+      return fail(DiagCode::usage,
+                  "expected exactly one instruction, got " + std::to_string(r->size()), Loc{"<line>", 1, 0, {}},
+                  std::string(asm_line), "pass several instructions to assemble()");
+    return std::move(r->front().bytes);
+  }
+
+  /// Decodes the instruction at the start of `bytes`, located at `address` (which only affects how
+  /// LLVM prints PC-relative operands; AMDGPU prints branch offsets as raw simm16 by default, like
+  /// `llvm-mc --disassemble`). Fails with DiagCode::decode_error naming the offset and the bytes.
+  [[nodiscard]] Expected<Decoded> decode_one(std::span<const std::uint8_t> bytes, std::uint64_t address = 0) {
+    return decode_at(bytes, 0, address);
+  }
+
+  /// Decodes all of `bytes` (e.g. a .text section) as consecutive instructions; stops at the first
+  /// word that is not a valid instruction for the target and returns that error.
+  [[nodiscard]] Expected<std::vector<Decoded>> disassemble(std::span<const std::uint8_t> bytes, std::uint64_t address = 0) {
+    std::vector<Decoded> out;
+    out.reserve(bytes.size() / 6);
+    for (std::uint64_t offset = 0; offset < bytes.size();) {
+      auto d = decode_at(bytes, offset, address);
+      if (!d) return unexpected(std::move(d).error());
+      offset += d->size;
+      out.push_back(std::move(*d));
+    }
+    return out;
+  }
+
+ private:
+  explicit Context(std::unique_ptr<detail::TargetObjects> t)
+      : t_(std::move(t)),
+        // The disassembler's own MCContext lives as long as this Context: AMDGPUDisassembler keeps a
+        // reference and creates a few constant symbols in it once.
+        dis_ctx_(std::make_unique<llvm::MCContext>(t_->triple, t_->mai.get(), t_->mri.get(), t_->sti.get(), nullptr,
+                                                   &t_->options)),
+        disasm_(t_->target->createMCDisassembler(*t_->sti, *dis_ctx_)),
+        printer_(t_->target->createMCInstPrinter(t_->triple, t_->mai->getAssemblerDialect(), *t_->mai, *t_->mii,
+                                                 *t_->mri)) {
+    dis_ctx_->setDiagnosticHandler([](const llvm::SMDiagnostic&, bool, const llvm::SourceMgr&,
+                                      std::vector<const llvm::MDNode*>&) {});  // never print
+  }
+
+  /// 1-based line in the main buffer of `loc`, following `.include` chains; 0 when unknown.
+  static std::uint32_t main_line_of(const llvm::SourceMgr& sm, unsigned main_buffer, llvm::SMLoc loc) {
+    for (int depth = 0; loc.isValid() && depth < 64; ++depth) {
+      const unsigned buf = sm.FindBufferContainingLoc(loc);
+      if (buf == 0) return 0;
+      if (buf == main_buffer) return sm.FindLineNumber(loc, buf);
+      loc = sm.getParentIncludeLoc(buf);  // invalid for macro / .rept instantiations
+    }
+    return 0;
+  }
+
+  static std::vector<std::uint32_t> lines_with_errors(const Diags& diags, std::string_view file_name) {
+    std::vector<std::uint32_t> lines;
+    for (const Diag& d : diags)
+      if (d.loc.line != 0 && d.loc.file == file_name) lines.push_back(d.loc.line);
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  }
+
+  static std::string hex_bytes(std::span<const std::uint8_t> b) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string s;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (i != 0) s += ' ';
+      s += "0x";
+      s += digits[b[i] >> 4];
+      s += digits[b[i] & 15];
+    }
+    return s;
+  }
+
+  Expected<Decoded> decode_at(std::span<const std::uint8_t> all, std::uint64_t offset, std::uint64_t address) {
+    const std::span<const std::uint8_t> rest = all.subspan(offset);
+    llvm::MCInst inst;
+    std::uint64_t size = 0;
+    // SoftFail ("potentially undefined encoding") still decodes to an instruction, as in llvm-mc.
+    const auto status = disasm_->getInstruction(inst, size, llvm::ArrayRef<std::uint8_t>(rest.data(), rest.size()),
+                                                address + offset, llvm::nulls());
+    if (status == llvm::MCDisassembler::Fail || size == 0 || size > rest.size()) {
+      // AMDGPU instructions are made of dwords: show the dword LLVM refused (or what is left of it).
+      const std::size_t shown = std::min<std::size_t>(rest.size(), size >= 4 && size <= rest.size() ? size : 4);
+      std::string where = "offset " + std::to_string(offset);
+      if (address != 0) where += " (address " + std::to_string(address + offset) + ")";
+      return fail(DiagCode::decode_error, "invalid instruction encoding for " + t_->mcpu + " at " + where,
+                  {}, hex_bytes(rest.first(shown)),
+                  rest.size() < 4 ? "fewer than 4 bytes left: AMDGPU instructions are whole dwords" : std::string{});
+    }
+    Decoded d;
+    d.offset = offset;
+    d.size = static_cast<std::uint32_t>(size);
+    {
+      llvm::raw_string_ostream os(d.text);
+      printer_->printInst(&inst, address + offset, /*Annot=*/"", *t_->sti, os);
+    }
+    // MCInstPrinter writes the mnemonic after a tab, as it would inside an assembly listing.
+    const auto first = d.text.find_first_not_of(" \t");
+    d.text.erase(0, first == std::string::npos ? d.text.size() : first);
+    while (!d.text.empty() && (d.text.back() == ' ' || d.text.back() == '\t' || d.text.back() == '\n')) d.text.pop_back();
+    d.opcode_name = t_->mii->getName(inst.getOpcode()).str();
+    return d;
+  }
+
+  std::unique_ptr<detail::TargetObjects> t_;
+  std::unique_ptr<llvm::MCContext> dis_ctx_;
+  std::unique_ptr<llvm::MCDisassembler> disasm_;
+  std::unique_ptr<llvm::MCInstPrinter> printer_;
+};
+
+}  // namespace asmevo::mc

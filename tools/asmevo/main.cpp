@@ -1,0 +1,248 @@
+// asmevo: the command-line tool (DESIGN.md "CLI contract"). Exit codes: 0 ok, 1 negative answer,
+// 2 bad input or usage, 3 internal error.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/mc/encode.hpp"
+
+using asmevo::mc::parse_hex_bytes;
+#include "asmevo/support/file.hpp"
+
+namespace {
+
+using namespace asmevo;
+
+constexpr int exit_ok = 0, exit_bad_input = 2, exit_internal = 3;
+
+const char* const usage_text = R"(usage: asmevo <verb> [args]
+
+verbs:
+  fmt FILE.s --mcpu TARGET [-o OUT.s] [--json]      parse and re-print assembly text
+  encode FILE.s --mcpu TARGET [--json]              bytes of every instruction (through LLVM MC)
+  decode --mcpu TARGET (HEXBYTES | --file F) [--json]   instructions from bytes
+  help                                              this text
+
+TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
+Exit codes: 0 success, 1 negative answer, 2 bad input or usage, 3 internal error.
+)";
+
+/// Parsed command line: positional arguments plus `--flag value` / `--flag` options.
+struct Args {
+  std::vector<std::string> pos;
+  std::map<std::string, std::string> opt;
+  std::vector<std::string> errors;
+};
+
+Args parse_args(int argc, char** argv, std::initializer_list<std::string_view> with_value,
+                std::initializer_list<std::string_view> flags) {
+  Args a;
+  for (int i = 2; i < argc; ++i) {
+    std::string_view s = argv[i];
+    if (s.size() > 1 && s[0] == '-' && !(s.size() > 1 && std::isxdigit(static_cast<unsigned char>(s[1])) && s[1] != '-')) {
+      std::string key(s);
+      std::string val;
+      if (auto eq = key.find('='); eq != std::string::npos) {
+        val = key.substr(eq + 1);
+        key = key.substr(0, eq);
+      }
+      bool takes = false, known = false;
+      for (auto w : with_value) takes = takes || key == w, known = known || key == w;
+      for (auto f : flags) known = known || key == f;
+      if (!known) { a.errors.push_back("unknown option '" + key + "'"); continue; }
+      if (takes && val.empty()) {
+        if (i + 1 >= argc) { a.errors.push_back("option '" + key + "' needs a value"); continue; }
+        val = argv[++i];
+      }
+      a.opt[key] = takes ? val : "1";
+    } else {
+      a.pos.emplace_back(s);
+    }
+  }
+  return a;
+}
+
+int usage_error(std::string_view msg) {
+  std::cerr << "asmevo: " << msg << "\n(see 'asmevo help')\n";
+  return exit_bad_input;
+}
+
+int report(const Diag& d) {
+  std::cerr << d.str() << "\n";
+  return d.code == DiagCode::internal ? exit_internal : exit_bad_input;
+}
+
+std::string json_escape(std::string_view s) {
+  std::string r;
+  for (char c : s) {
+    switch (c) {
+      case '"': r += "\\\""; break;
+      case '\\': r += "\\\\"; break;
+      case '\n': r += "\\n"; break;
+      case '\t': r += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          r += buf;
+        } else {
+          r += c;
+        }
+    }
+  }
+  return r;
+}
+
+std::string hex_bytes(const std::vector<std::uint8_t>& b) {
+  std::string s;
+  char buf[8];
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s0x%02x", i ? "," : "", b[i]);
+    s += buf;
+  }
+  return s;
+}
+
+std::optional<Target> target_of(const Args& a, int& rc) {
+  auto it = a.opt.find("--mcpu");
+  if (it == a.opt.end()) { rc = usage_error("--mcpu TARGET is required (gfx90a, gfx942 or gfx950)"); return {}; }
+  auto t = parse_target(it->second);
+  if (!t) { rc = usage_error("unknown --mcpu '" + it->second + "': expected gfx90a, gfx942 or gfx950"); return {}; }
+  return t;
+}
+
+/// Reads and parses an assembly file, printing every problem found (not just the first).
+std::optional<Program> load_program(const std::string& path, Target t, int& rc) {
+  auto text = read_file(path);
+  if (!text) { rc = report(text.error()); return {}; }
+  auto res = parse_program_all(*text, t, path);
+  if (!res.diags.empty()) {
+    for (const auto& d : res.diags) std::cerr << d.str() << "\n";
+    std::cerr << "asmevo: " << res.diags.size() << " error(s) in " << path << "\n";
+    rc = exit_bad_input;
+    return {};
+  }
+  return std::move(res.program);
+}
+
+int cmd_fmt(int argc, char** argv) {
+  auto a = parse_args(argc, argv, {"--mcpu", "-o"}, {"--json"});
+  if (!a.errors.empty()) return usage_error(a.errors.front());
+  if (a.pos.size() != 1) return usage_error("fmt takes exactly one input file");
+  int rc = 0;
+  auto t = target_of(a, rc);
+  if (!t) return rc;
+  auto p = load_program(a.pos[0], *t, rc);
+  if (!p) return rc;
+  std::string out = print_program(*p);
+  if (auto o = a.opt.find("-o"); o != a.opt.end()) {
+    if (same_file(o->second, a.pos[0])) return usage_error("-o '" + o->second + "' would overwrite the input");
+    if (auto w = write_file_atomic(o->second, out); !w) return report(w.error());
+    if (a.opt.count("--json"))
+      std::cout << "{\"output\": \"" << json_escape(o->second) << "\", \"instructions\": " << p->instruction_count() << "}\n";
+    return exit_ok;
+  }
+  std::cout << out;
+  return exit_ok;
+}
+
+int cmd_encode(int argc, char** argv) {
+  auto a = parse_args(argc, argv, {"--mcpu"}, {"--json"});
+  if (!a.errors.empty()) return usage_error(a.errors.front());
+  if (a.pos.size() != 1) return usage_error("encode takes exactly one input file");
+  int rc = 0;
+  auto t = target_of(a, rc);
+  if (!t) return rc;
+  auto p = load_program(a.pos[0], *t, rc);
+  if (!p) return rc;
+  auto enc = mc::Encoder::create(*t);
+  if (!enc) return report(enc.error());
+  auto bytes = (*enc)->encode(*p);
+  if (!bytes) return report(bytes.error());
+  const bool json = a.opt.count("--json") != 0;
+  if (json) std::cout << "[\n";
+  std::size_t k = 0, offset = 0;
+  for (const auto& it : p->items) {
+    if (it.kind != Item::Kind::inst) continue;
+    const auto& b = (*bytes)[k];
+    const std::string text = print_inst(it.inst);
+    if (json) {
+      std::cout << (k ? ",\n" : "") << "  {\"id\": \"i" << it.inst.id.value << "\", \"offset\": " << offset
+                << ", \"text\": \"" << json_escape(text) << "\", \"bytes\": [" << hex_bytes(b) << "]}";
+    } else {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%06zx: ", offset);
+      std::cout << buf << text << " ; i" << it.inst.id.value << " [" << hex_bytes(b) << "]\n";
+    }
+    offset += b.size();
+    ++k;
+  }
+  if (json) std::cout << "\n]\n";
+  return exit_ok;
+}
+
+int cmd_decode(int argc, char** argv) {
+  auto a = parse_args(argc, argv, {"--mcpu", "--file"}, {"--json"});
+  if (!a.errors.empty()) return usage_error(a.errors.front());
+  int rc = 0;
+  auto t = target_of(a, rc);
+  if (!t) return rc;
+  std::vector<std::uint8_t> bytes;
+  if (auto f = a.opt.find("--file"); f != a.opt.end()) {
+    if (!a.pos.empty()) return usage_error("decode takes either HEXBYTES or --file, not both");
+    auto d = read_file(f->second);
+    if (!d) return report(d.error());
+    bytes.assign(d->begin(), d->end());
+  } else {
+    if (a.pos.empty()) return usage_error("decode needs HEXBYTES or --file F");
+    std::string all;
+    for (const auto& s : a.pos) all += s + " ";
+    auto b = parse_hex_bytes(all);
+    if (!b) return report(b.error());
+    bytes = std::move(*b);
+  }
+  auto dec = mc::Encoder::create(*t);
+  if (!dec) return report(dec.error());
+  auto insts = (*dec)->decode(bytes);
+  if (!insts) return report(insts.error());
+  const bool json = a.opt.count("--json") != 0;
+  if (json) std::cout << "[\n";
+  std::size_t k = 0;
+  for (const auto& d : *insts) {
+    const std::string text = print_inst(d.inst);
+    if (json)
+      std::cout << (k ? ",\n" : "") << "  {\"offset\": " << d.offset << ", \"size\": " << d.size << ", \"text\": \""
+                << json_escape(text) << "\", \"form\": \"" << json_escape(form_name(d.inst)) << "\"}";
+    else
+      std::cout << text << "\n";
+    ++k;
+  }
+  if (json) std::cout << "\n]\n";
+  return exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << usage_text;
+    return exit_bad_input;
+  }
+  std::string_view verb = argv[1];
+  if (verb == "help" || verb == "--help" || verb == "-h") {
+    std::cout << usage_text;
+    return exit_ok;
+  }
+  if (verb == "fmt") return cmd_fmt(argc, argv);
+  if (verb == "encode") return cmd_encode(argc, argv);
+  if (verb == "decode") return cmd_decode(argc, argv);
+  return usage_error("unknown verb '" + std::string(verb) + "'");
+}
