@@ -11,13 +11,13 @@ gen=$here/../../include/asmevo/ir/gen
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Spellings of one table: mnemonic_table entries, MnemonicAlias `from`, rename InstAlias `from`.
+# Spellings of one table (rows start `  {{"name",len}`): mnemonic_table entries, MnemonicAlias `from`, rename InstAlias `from`.
 spellings() {
   awk '/mnemonic_table\{\{/ {m=1; next} /mnemonic_alias_table\{\{/ {a=1; next} /rename_alias_table\{\{/ {r=1; next}
        /^\}\};/ {m=a=r=0}
-       (m||a||r) && match($0, /^  \{"[^"]*"/) {print substr($0, 5, RLENGTH-5)}' "$1"
+       (m||a||r) && match($0, /^  \{\{"[^"]*"/) {print substr($0, 6, RLENGTH-6)}' "$1"
 }
-awk '/mnemonic_table\{\{/ {m=1; next} /^\}\};/ {m=0} m && match($0, /^  \{"[^"]*"/) {print substr($0, 5, RLENGTH-5)}' \
+awk '/mnemonic_table\{\{/ {m=1; next} /^\}\};/ {m=0} m && match($0, /^  \{\{"[^"]*"/) {print substr($0, 6, RLENGTH-6)}' \
   "$gen/$t.inc" | sort -u > "$tmp/mnemonics"
 spellings "$gen/$t.inc" | sort -u > "$tmp/predicted"
 for f in "$gen"/gfx*.inc; do spellings "$f"; done | sort -u > "$tmp/universe"

@@ -74,9 +74,6 @@ class Records:
     def __contains__(self, k):
         return k in self.J
 
-    def isa(self, name: str, cls: str) -> bool:
-        return cls in self.J[name]["!superclasses"]
-
 
 # ---------------------------------------------------------------------------------------------------------------
 # Targets: features, predicates, HwModes (note §5)
@@ -86,7 +83,6 @@ class Records:
 class Target:
     name: str
     features: set[str]  # SubtargetFeature def names, closed over Implies
-    field_names: set[str]
     hwmode: str
 
 
@@ -133,7 +129,7 @@ def make_target(R: Records, name: str) -> Target:
     modes = sorted(n for n in R.inst["HwMode"] if n != "DefaultMode" and preds_hold(R, R[n]["Predicates"], fs))
     if len(modes) > 1:
         fail(f"{name}: more than one HwMode applies: {modes}")
-    return Target(name, fs, {R[f]["FieldName"] for f in fs}, modes[0] if modes else "DefaultMode")
+    return Target(name, fs, modes[0] if modes else "DefaultMode")
 
 
 def select_forms(R: Records, t: Target, reals: list[str]) -> dict[str, tuple[bool, bool]]:
@@ -521,7 +517,6 @@ FORMATS = ["SOP1", "SOP2", "SOPK", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOPC
            "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "MIMG", "EXP"]
 VARIANTS = ["none", "e32", "e64", "sdwa", "dpp"]
 # printVOPDst can also print "_e64_dpp" (VOP3 DPP, gfx11+); gfx9 has none, and the generator fails if one shows up.
-SUFFIXES = ["none", "e32", "e64", "sdwa", "dpp"]
 
 PROPS = ["salu", "valu", "smem", "vmem", "flat", "ds", "mfma", "dot", "trans", "packed", "load", "store", "atomic",
          "atomic_ret", "atomic_noret", "branch", "cond_branch", "indirect_branch", "terminator", "no_fallthrough",
@@ -848,6 +843,8 @@ def cstr(s: str) -> str:
     """A std::string_view initialiser with an explicit length: `{"v_add_f32",9}`. Without the length, every
     string_view(const char*) runs char_traits::length in the constant evaluator, and the ~4 MB of table text
     exceeds clang's -fconstexpr-steps budget (g++ is more lenient)."""
+    if not all(" " <= c <= "~" for c in s):
+        fail(f"string {s!r} has characters the generator does not escape")
     esc = s.replace("\\", "\\\\").replace('"', '\\"')
     return '{"' + esc + '",' + str(len(s.encode())) + "}"
 

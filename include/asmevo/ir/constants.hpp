@@ -36,8 +36,9 @@ namespace asmevo {
   }
   if (bits == 64) return d == inv2pi;
   if (bits == 32) return static_cast<float>(d) == static_cast<float>(inv2pi);
-  // f16: 1/(2*pi) is 0x3118 = 0.1591796875.
-  return d == 0.1591796875;
+  // f16: 1/(2*pi) is 0x3118 = 0.1591796875; LLVM also takes the f32-precision spelling (0.15915494) in
+  // 16-bit and packed bf16 operands as the inline constant.
+  return d == 0.1591796875 || static_cast<float>(d) == static_cast<float>(inv2pi);
 }
 
 /// Bit patterns of the fp inline constants written as integers (`0x3f800000` in an f32 operand is 1.0).

@@ -57,15 +57,21 @@ namespace detail {
   const std::uint32_t bit = reg_bit(r);
   if (!(op.regs & bit)) return "register file not accepted";
   const unsigned want = op.dwords();
-  if (want && r.dwords != want) {
+  // src_shared_base and the other constant-like sources read as a value of the operand's width.
+  const bool constant_like = r.file == RegFile::special && r.index >= special::src_shared_base;
+  if (want && r.dwords != want && !constant_like) {
     // A 16-bit or 32-bit slot takes one register; special 64-bit pairs (vcc, exec) count as 2.
     return "expected a " + std::to_string(want) + "-dword register, got " + std::to_string(r.dwords);
   }
   if (r.file != RegFile::special) {
-    auto p = range_problem(t, r.file, r.index, r.dwords);
+    // Range only: alignment is the operand's own rule (some gfx950 operands are `_Align1`).
+    auto p = range_problem(t, r.file, r.index, 1);
+    if (p.empty() && r.index + r.dwords > 0) p = range_problem(t, r.file, r.index + r.dwords - 1, 1);
     if (!p.empty()) return std::string(p);
     const unsigned align = (r.file == RegFile::vgpr || r.file == RegFile::agpr) ? op.valign : op.salign;
-    if (align > 1 && r.index % align != 0) return "misaligned register tuple";
+    if (align > 1 && r.index % align != 0)
+      return "misaligned register tuple: " + std::string(prefix(r.file)) + " tuples here must start at a multiple of " +
+             std::to_string(align);
   }
   return {};
 }
@@ -122,9 +128,10 @@ struct MatchCtx {
   return false;
 }
 
-/// Cache-policy bits (LLVM CPol: GLC=1, SLC=2, DLC=4, SCC=16). gfx940+ spells them sc0 (GLC), nt (SLC), sc1 (SCC).
-[[nodiscard]] inline int cpol_bit(Target t, std::string_view w) {
-  const bool g940 = t != Target::gfx90a;
+/// Cache-policy bits (LLVM CPol: GLC=1, SLC=2, DLC=4, SCC=16). gfx940+ spells them sc0 (GLC), nt (SLC), sc1 (SCC)
+/// on vector memory; scalar memory keeps `glc` on every gfx9 target (AMDGPUInstPrinter::printCPol).
+[[nodiscard]] inline int cpol_bit(Target t, std::string_view w, bool smem = false) {
+  const bool g940 = t != Target::gfx90a && !smem;
   if (g940) {
     if (w == "sc0") return 1;
     if (w == "nt") return 2;
@@ -287,8 +294,8 @@ struct Attempt {
 }
 
 /// Fills a named slot from the line's named modifiers; marks the ones it consumed.
-[[nodiscard]] inline std::string fill_named(Target t, const isa::OperandInfo& op, const syntax::Line& l,
-                                            std::vector<bool>& used, Operand& out) {
+[[nodiscard]] inline std::string fill_named(Target t, const isa::FormInfo& f, const isa::OperandInfo& op,
+                                            const syntax::Line& l, std::vector<bool>& used, Operand& out) {
   using K = isa::Kind;
   using NK = syntax::Named::Kind;
   auto take = [&](auto pred) -> const syntax::Named* {
@@ -329,10 +336,17 @@ struct Attempt {
       bool any = false;
       for (std::size_t i = 0; i < l.named.size(); ++i) {
         if (used[i] || l.named[i].kind != NK::flag) continue;
-        if (int b = cpol_bit(t, l.named[i].name)) { used[i] = true; bits |= b; any = true; }
+        const std::string& nm = l.named[i].name;
+        if (int b = cpol_bit(t, nm, f.format == isa::Format::SMEM)) { used[i] = true; bits |= b; any = true; continue; }
+        // `nosc0`, `noglc` ...: the assembler accepts an explicit "bit clear".
+        if (nm.size() > 2 && nm.compare(0, 2, "no") == 0 && cpol_bit(t, std::string_view(nm).substr(2), f.format == isa::Format::SMEM)) {
+          used[i] = true;
+          bits &= ~cpol_bit(t, std::string_view(nm).substr(2), f.format == isa::Format::SMEM);
+        }
       }
-      if (op.kind == K::cpol_glc && !(bits & 1)) return "a returning atomic needs " + std::string(t == Target::gfx90a ? "glc" : "sc0");
-      if (op.kind == K::cpol_noglc && (bits & 1)) return "this form does not return (no " + std::string(t == Target::gfx90a ? "glc" : "sc0") + ")";
+      const char* glc = t == Target::gfx90a || f.format == isa::Format::SMEM ? "glc" : "sc0";
+      if (op.kind == K::cpol_glc && !(bits & 1)) return std::string("a returning atomic needs ") + glc;
+      if (op.kind == K::cpol_noglc && (bits & 1)) return std::string("this form does not return (no ") + glc + ")";
       if (any) out = Operand::make_imm(bits);
       return {};
     }
@@ -419,7 +433,9 @@ struct Attempt {
 /// registers, literals, implicit VCC). gfx9 allows one (AMDGPUAsmParser::getConstantBusLimit: 1 before
 /// GFX10); v_readlane/v_writelane are exempt for their lane select (SIInstrInfo::verifyInstruction).
 [[nodiscard]] inline bool violates_constant_bus(const isa::FormInfo& f, const Inst& in, std::string_view mnemonic) {
-  if (!f.has(isa::prop::valu)) return false;
+  using F = isa::Format;
+  if (f.format != F::VOP1 && f.format != F::VOP2 && f.format != F::VOPC && f.format != F::VOP3 && f.format != F::VOP3P)
+    return false;
   if (mnemonic == "v_readlane_b32" || mnemonic == "v_writelane_b32") return false;
   const auto ops = isa::operands(f);
   std::vector<std::pair<int, std::uint16_t>> regs;  // (file, index) of scalar sources
@@ -532,7 +548,7 @@ struct Attempt {
     }
     if (e.kind != TemplateElem::Kind::named) continue;
     Operand v;
-    if (auto why = fill_named(t, ops[e.op], l, used, v); !why.empty()) { at.why = why; at.col = l.operand_col; at.score += 1; return at; }
+    if (auto why = fill_named(t, f, ops[e.op], l, used, v); !why.empty()) { at.why = why; at.col = l.operand_col; at.score += 1; return at; }
     at.inst.ops[e.op] = std::move(v);
   }
   for (std::size_t i = 0; i < l.named.size(); ++i)
@@ -624,8 +640,27 @@ struct Attempt {
     for (const auto& a : g) c.atoms.push_back(&a);
   detail::Attempt best;
   best.score = -1;
+  syntax::Line alt;  // the line with surplus trailing bare words read as flags (`buffer_inv sc0 sc1`)
   for (std::size_t k : cands) {
-    auto at = detail::try_form(c, k);
+    const auto& tp = detail::templates(t)[k];
+    detail::MatchCtx ck = c;
+    if (c.atoms.size() > tp.positional + (tp.default_vcc_first || tp.default_vcc_last ? 1u : 0u)) {
+      std::size_t n = c.atoms.size();
+      while (n > tp.positional && c.atoms[n - 1]->kind == syntax::Atom::Kind::word && !c.atoms[n - 1]->mods) --n;
+      if (n == tp.positional && n < c.atoms.size()) {
+        alt = l;
+        for (std::size_t i = n; i < c.atoms.size(); ++i) {
+          syntax::Named nm;
+          nm.name = detail::lower(c.atoms[i]->text);
+          nm.spelling = c.atoms[i]->text;
+          nm.col = c.atoms[i]->col;
+          alt.named.insert(alt.named.begin() + static_cast<std::ptrdiff_t>(i - n), std::move(nm));
+        }
+        ck.line = &alt;
+        ck.atoms.resize(n);
+      }
+    }
+    auto at = detail::try_form(ck, k);
     if (at.ok) {
       at.inst.comment = l.comment;
       if (l.id) at.inst.id = InstId{*l.id};

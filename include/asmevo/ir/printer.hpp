@@ -78,7 +78,7 @@ inline std::string dpp_ctrl_text(std::int64_t v) {
 }
 
 /// Text of a named operand including its leading space; empty when absent.
-inline std::string named_text(Target t, const isa::OperandInfo& op, const Operand& o) {
+inline std::string named_text(Target t, const isa::FormInfo& f, const isa::OperandInfo& op, const Operand& o) {
   using K = isa::Kind;
   if (!o.present()) return {};
   switch (op.kind) {
@@ -95,7 +95,7 @@ inline std::string named_text(Target t, const isa::OperandInfo& op, const Operan
     case K::cpol_glc:
     case K::cpol_noglc: {
       std::string s;
-      const bool g940 = t != Target::gfx90a;
+      const bool g940 = t != Target::gfx90a && f.format != isa::Format::SMEM;
       if (o.imm & 1) s += g940 ? " sc0" : " glc";
       if (o.imm & 2) s += g940 ? " nt" : " slc";
       if (o.imm & 16) s += g940 ? " sc1" : " scc";
@@ -197,7 +197,7 @@ inline std::string positional_text(Target t, const isa::OperandInfo& op, const O
         break;
       }
       case detail::TemplateElem::Kind::named:
-        args += detail::named_text(in.target, ops[e.op], in.ops[e.op]);
+        args += detail::named_text(in.target, f, ops[e.op], in.ops[e.op]);
         break;
     }
   }

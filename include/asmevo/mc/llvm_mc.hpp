@@ -119,8 +119,13 @@ class Context {
     // Per-input objects: llvm::MCContext owns symbols and sections, so everything tied to it is rebuilt.
     llvm::SourceMgr sm;
     // A copy, because AsmLexer reads up to a terminating NUL that a string_view does not promise.
+    // Blank lines are appended: LLVM 22's AMDGPU parser loops forever when the last statement of the
+    // input holds two "invalid character in input" tokens (`s_nop 0 ``` or `xé` then EOF; llvm-mc-22
+    // hangs on such a file too), because its error recovery lexes until EndOfStatement and never sees
+    // one at Eof. Trailing blank lines give it one; they change no line number or column of the text.
     const unsigned main_buffer = sm.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(detail::to_ref(text), detail::to_ref(file_name)), llvm::SMLoc());
+        llvm::MemoryBuffer::getMemBufferCopy(llvm::Twine(detail::to_ref(text)) + "\n\n\n\n", detail::to_ref(file_name)),
+        llvm::SMLoc());
     llvm::MCContext ctx(t.triple, t.mai.get(), t.mri.get(), t.sti.get(), &sm, &t.options);
     detail::DiagCapture capture(DiagCode::encode_error);
     capture.attach(sm, ctx);

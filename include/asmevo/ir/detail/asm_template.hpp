@@ -57,7 +57,10 @@ struct Template {
   t.glued = i < s.size() && s[i] == '$';
   const auto ops = isa::operands(f);
   auto find_op = [&](std::string_view name) -> int {
-    // `$src0_modifiers` stands for the source operand with its modifiers.
+    // An operand of exactly that name (gfx950's scaled MFMAs print op_sel through `$src0_modifiers`).
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      if (ops[k].name == name && ops[k].is_printed()) return static_cast<int>(k);
+    // Otherwise `$src0_modifiers` stands for the source operand with its modifiers.
     constexpr std::string_view mods = "_modifiers";
     if (name.size() > mods.size() && name.substr(name.size() - mods.size()) == mods) name.remove_suffix(mods.size());
     for (std::size_t k = 0; k < ops.size(); ++k)

@@ -59,7 +59,7 @@ class OperandReader {
       // A group: an operand, then any number of further atoms (e.g. `off`) or named modifiers.
       bool first = true;
       while (!eof() && peek() != ',') {
-        if (!first && starts_named()) {
+        if ((!first && starts_named()) || (first && starts_named_with_value())) {
           auto n = read_named();
           if (!n) return unexpected(std::move(n).error());
           out.named.push_back(std::move(*n));
@@ -71,7 +71,7 @@ class OperandReader {
         first = false;
         skip_ws();
       }
-      out.groups.push_back(std::move(group));
+      if (!group.empty()) out.groups.push_back(std::move(group));
       if (!eof() && peek() == ',') {
         ++i_;
         skip_ws();
@@ -109,6 +109,14 @@ class OperandReader {
     return s_.substr(b, i_ - b);
   }
 
+  /// `name:value` (not a register, not an expression): a named modifier even where an operand could start.
+  bool starts_named_with_value() const {
+    std::size_t j = i_;
+    if (j >= s_.size() || !(std::isalpha(static_cast<unsigned char>(s_[j])) || s_[j] == '_')) return false;
+    while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '_')) ++j;
+    return j < s_.size() && s_[j] == ':';
+  }
+
   /// A named modifier starts with a letter and is not followed by an operator that would make it an expression.
   bool starts_named() const {
     if (eof()) return false;
@@ -127,8 +135,19 @@ class OperandReader {
       if (peek() == '[') {
         ++i_;
         n.kind = syntax::Named::Kind::list;
+        const std::size_t list_start = i_;
         while (true) {
           skip_ws();
+          if (std::isalpha(static_cast<unsigned char>(peek())) || peek() == '_') {
+            // Symbolic entries (format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT]): keep the text.
+            while (!eof() && peek() != ']') ++i_;
+            if (eof()) return err("missing ']' in the list of '" + n.name + "'");
+            ++i_;
+            n.kind = syntax::Named::Kind::word;
+            n.text = "[" + std::string(s_.substr(list_start, i_ - list_start));
+            n.list.clear();
+            break;
+          }
           auto v = read_int_expr();
           if (!v) return unexpected(std::move(v).error());
           n.list.push_back(*v);
