@@ -308,6 +308,7 @@ class RegClasses:
         # The logical width is the one the operand class declares: AV_LdSt_32_Align2 (ds_gws_* data0) is a 32-bit
         # operand that resolves to AV_64_Align2 on gfx90a+ only to force an even register (its printer prints sub0).
         declared = R[cls].get("Size") or 0
+        orig = cls
         cls = self.resolve(cls, t)
         mask, widths, vstarts, sstarts = 0, set(), [], []
         for key, asm in self.members(cls):
@@ -336,7 +337,10 @@ class RegClasses:
         # With FeatureRequiresAlignedVGPRs (gfx90a+) the assembler rejects every odd VGPR/AGPR tuple, even in
         # operands whose class is not an _Align2 one (AMDGPUAsmParser::validateVGPRAlign: "vgpr tuples must be
         # 64 bit aligned"; e.g. the vaddr VReg_64 of tbuffer_load_format_d16_xyzw on gfx90a). Checked with llvm-mc.
-        if "FeatureRequiresAlignedVGPRs" in t.features and mask & (RF["vgpr"] | RF["agpr"]) and size >= 64:
+        # Classes named `_Align1` (gfx950's ds_read_b96_tr_b6 vdst, AVLdSt_96_Align1) are the deliberate
+        # exception: llvm-mc-22 accepts `ds_read_b96_tr_b6 v[1:3], v0` on gfx950.
+        if ("FeatureRequiresAlignedVGPRs" in t.features and mask & (RF["vgpr"] | RF["agpr"]) and size >= 64
+                and "Align1" not in orig and "Align1" not in cls):
             valign = max(valign, 2)
         return RegSummary(mask & ~unavailable_files(t), size, valign, align(sstarts))
 

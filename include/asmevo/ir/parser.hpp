@@ -470,6 +470,98 @@ struct Attempt {
   return n > 1;
 }
 
+/// Operand rules LLVM's assembler checks in C++ (AMDGPUAsmParser::validateInstruction and friends) rather than
+/// in the TableGen records. Returns the problem, or empty. Each rule names the LLVM function it mirrors.
+[[nodiscard]] inline std::string validate_rules(Target t, const isa::FormInfo& f, const Inst& in) {
+  using K = isa::Kind;
+  using F = isa::Format;
+  const auto ops = isa::operands(f);
+  const bool g940 = t != Target::gfx90a;
+  auto find = [&](std::string_view name) -> const Operand* {
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      if (ops[k].name == name && ops[k].is_printed() && in.ops[k].present()) return &in.ops[k];
+    return nullptr;
+  };
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const auto& op = ops[k];
+    const Operand& v = in.ops[k];
+    if (!v.present()) continue;
+    // Offset ranges (validateOffset, validateFlatOffset, validateSMEMOffset).
+    if (op.kind == K::named_int && v.kind == Operand::Kind::imm) {
+      const std::int64_t x = v.imm;
+      if (op.prefix == "offset") {
+        if (f.format == F::DS && (x < 0 || x > 0xffff)) return "expected a 16-bit unsigned offset";
+        if (f.format == F::FLAT && (x < 0 || x > 4095)) return "expected a 12-bit unsigned offset";
+        if ((f.format == F::GLOBAL || f.format == F::SCRATCH) && (x < -4096 || x > 4095)) return "expected a 13-bit signed offset";
+      }
+      if ((op.prefix == "offset0" || op.prefix == "offset1") && (x < 0 || x > 255))
+        return "invalid " + std::string(op.prefix) + " value: it holds 0..255";
+    }
+    if (op.kind == K::imm && f.format == F::SMEM && op.name == "offset" && v.kind == Operand::Kind::imm &&
+        (v.imm < -(1 << 20) || v.imm >= (1 << 20)))
+      return "expected a 21-bit signed offset";
+    // Non-returning atomics must not ask for the pre-op value (validateCoherencyBits).
+    if ((op.kind == K::cpol || op.kind == K::cpol_noglc) && v.kind == Operand::Kind::imm && (v.imm & 1) &&
+        f.has(isa::prop::atomic_noret) && f.format != F::SMEM)
+      return std::string("instruction must not use ") + (g940 ? "sc0" : "glc");
+    // GDS is gone on gfx90a and later except for the GWS instructions (validateGDS: "gds modifier is not
+    // supported on this GPU").
+    if (op.kind == K::flag && op.prefix == "gds" && v.imm && !f.has(isa::prop::gws))
+      return "gds modifier is not supported on this GPU";
+    // op_sel lists of VOP3P take one entry per source (parseOpSel: "invalid op_sel operand"); VOP3 takes up
+    // to four, the last being the destination's.
+    if (op.kind == K::bit_array && v.kind == Operand::Kind::list && f.format == F::VOP3P && !f.has(isa::prop::mfma)) {
+      unsigned srcs = 0;
+      for (const auto& o : ops)
+        if (o.is_printed() && o.role == isa::Role::use && (o.kind == K::src || o.kind == K::reg)) ++srcs;
+      if (srcs >= 2 && v.count > srcs)
+        return "invalid " + std::string(op.prefix) + " operand: at most " + std::to_string(srcs) + " entries";
+    }
+  }
+  // 64-bit (DP ALU) DPP only supports row_newbcast (validateDPP).
+  if (f.variant == isa::Variant::dpp) {
+    bool wide = false;
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      if (ops[k].is_printed() && (ops[k].kind == K::reg || ops[k].kind == K::src) && ops[k].bits == 64) wide = true;
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      if (wide && ops[k].kind == K::dpp_ctrl && in.ops[k].present() && !(in.ops[k].imm >= 0x150 && in.ops[k].imm <= 0x15f))
+        return "DP ALU dpp only supports row_newbcast";
+  }
+  if (f.has(isa::prop::mfma)) {
+    // gfx940+ double-precision MFMAs take neg:[..] instead of blgp, the others only blgp (validateBLGP).
+    const bool f64 = f.mnemonic.find("f64") != std::string_view::npos;
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].kind != K::blgp || !in.ops[k].present()) continue;
+      const bool neg = in.ops[k].kind == Operand::Kind::list;
+      if (neg && !(g940 && f64)) return "invalid modifier: neg is not supported";
+      if (!neg && g940 && f64) return "invalid modifier: blgp is not supported";
+    }
+    // With a destination wider than 128 bits, src2 must equal it or not overlap it at all (validateMFMA).
+    const Operand* d = find("vdst");
+    const Operand* c = find("src2");
+    if (d && c && d->is_reg() && c->is_reg() && d->reg.dwords > 4 && d->reg.file == c->reg.file && !(d->reg == c->reg)) {
+      const bool overlap = d->reg.index <= c->reg.last() && c->reg.index <= d->reg.last();
+      if (overlap) return "source 2 operand must not partially overlap with dst";
+    }
+    // gfx950 f8f6f4 MFMAs: cbsz/blgp select the A/B formats, which fix the operand tuple sizes: fp8/bf8 = 8
+    // dwords (0, 1), fp6/bf6 = 6 (2, 3), fp4 = 4 (4) (validateMFMA: "wrong register tuple size for cbsz value").
+    if (f.mnemonic.find("f8f6f4") != std::string_view::npos) {
+      auto dwords_for = [](std::int64_t fmt) { return fmt <= 1 ? 8u : fmt <= 3 ? 6u : 4u; };
+      const Operand* a = find("src0");
+      const Operand* b = find("src1");
+      const Operand* cbsz = find("cbsz");
+      const Operand* blgp = find("blgp");
+      const std::int64_t fa = cbsz && cbsz->kind == Operand::Kind::imm ? cbsz->imm : 0;
+      const std::int64_t fb = blgp && blgp->kind == Operand::Kind::imm ? blgp->imm : 0;
+      if (a && a->is_reg() && a->reg.dwords != dwords_for(fa))
+        return "wrong register tuple size for cbsz value " + std::to_string(fa);
+      if (b && b->is_reg() && b->reg.dwords != dwords_for(fb))
+        return "wrong register tuple size for blgp value " + std::to_string(fb);
+    }
+  }
+  return {};
+}
+
 /// Tries to match the line against one form.
 [[nodiscard]] inline Attempt try_form(const MatchCtx& c, std::size_t form_index) {
   Attempt at;
@@ -561,6 +653,11 @@ struct Attempt {
   for (std::size_t k = 0; k < ops.size(); ++k)
     if (!ops[k].is_printed() && ops[k].tied >= 0 && static_cast<std::size_t>(ops[k].tied) < ops.size())
       at.inst.ops[k] = at.inst.ops[static_cast<std::size_t>(ops[k].tied)];
+  if (auto why = validate_rules(t, f, at.inst); !why.empty()) {
+    at.why = why;
+    at.score += 1;
+    return at;
+  }
   if (violates_constant_bus(f, at.inst, f.mnemonic)) {
     at.why = "invalid operand (violates constant bus restrictions: gfx9 VALU reads at most one SGPR or literal)";
     at.score += 1;

@@ -123,9 +123,12 @@ class Context {
     // input holds two "invalid character in input" tokens (`s_nop 0 ``` or `xé` then EOF; llvm-mc-22
     // hangs on such a file too), because its error recovery lexes until EndOfStatement and never sees
     // one at Eof. Trailing blank lines give it one; they change no line number or column of the text.
-    const unsigned main_buffer = sm.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(llvm::Twine(detail::to_ref(text)) + "\n\n\n\n", detail::to_ref(file_name)),
-        llvm::SMLoc());
+    constexpr std::string_view trailer = "\n\n\n\n";
+    std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
+        llvm::WritableMemoryBuffer::getNewUninitMemBuffer(text.size() + trailer.size(), detail::to_ref(file_name));
+    std::copy(text.begin(), text.end(), buffer->getBufferStart());  // getNewUninitMemBuffer NUL-terminates
+    std::copy(trailer.begin(), trailer.end(), buffer->getBufferStart() + text.size());
+    const unsigned main_buffer = sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
     llvm::MCContext ctx(t.triple, t.mai.get(), t.mri.get(), t.sti.get(), &sm, &t.options);
     detail::DiagCapture capture(DiagCode::encode_error);
     capture.attach(sm, ctx);

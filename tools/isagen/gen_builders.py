@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Generates the typed instruction builders (include/asmevo/ir/gen/builders_<target>.hpp) from the generated
+per-target tables (include/asmevo/ir/gen/<target>.inc), xbyak style: one one-line member function per mnemonic,
+each forwarding to BuilderCore::emit (include/asmevo/ir/builder.hpp), which picks the form from the constexpr
+tables. Also writes the target's register constants (v<..>, s<..>, a<..>, ttmp<..>).
+
+Reads only the generated .inc headers (not LLVM's JSON), so it runs in well under a second:
+    python3 tools/isagen/gen_builders.py            # from the repository root, or
+    python3 tools/isagen/gen_builders.py --root /path/to/repo
+Deterministic: the same .inc files give byte-identical output. Python 3.11 standard library only.
+
+Spelling: every mnemonic keeps its ISA spelling. A mnemonic that is a C++ keyword or an identifier BuilderCore
+already uses gets a trailing underscore (none do on gfx90a/gfx942/gfx950 with LLVM 22.1.8; the rule is here so a
+table update cannot silently break the header). Where a mnemonic has both an e32 and an e64 asm-matchable form,
+`<mnemonic>_e32` / `<mnemonic>_e64` force that encoding, as the assembler's suffixes do.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import pathlib
+import re
+import sys
+
+TARGETS = ("gfx90a", "gfx942", "gfx950")
+
+CXX_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if
+inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch
+template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+wchar_t while xor xor_eq""".split())
+# Members of BuilderCore and names the generated header itself declares in the target namespace.
+RESERVED = {"emit", "insert", "program", "target", "where", "set_where", "ok", "error", "Builder", "BuilderCore"}
+
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# {{"BUFFER_ATOMIC_ADD_BOTHEN_RTN_gfx90a",35},{"buffer_atomic_add",17},{"...",74},operand_table.data()+0,0,7,F::MUBUF,V::none,...
+FORM_RE = re.compile(r'^\s*\{\{"([A-Za-z0-9_]+)",\d+\},\{"([a-z0-9_]+)",\d+\},\{"(?:[^"\\]|\\.)*",\d+\},'
+                     r'operand_table\.data\(\)\+\d+,\d+,\d+,F::(\w+),V::(\w+),V::\w+,\d+,[^,]*,[^,]*,(.*)\},\s*$')
+MNEMONIC_RE = re.compile(r'^\s*\{\{"([a-z0-9_]+)",\d+\},(\d+),(\d+)\},\s*$')
+
+
+def spelling(name: str) -> str:
+    if not IDENT.match(name):
+        fail(f"mnemonic {name!r} is not a C++ identifier; add a spelling rule to gen_builders.py")
+    return name + "_" if name in CXX_KEYWORDS or name in RESERVED else name
+
+
+def fail(msg: str):
+    print(f"gen_builders.py: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def read_tables(inc: pathlib.Path):
+    forms, mnemonics = [], []
+    section = None
+    for line in inc.read_text().splitlines():
+        if "form_table{{" in line:
+            section = "forms"
+            continue
+        if "mnemonic_table{{" in line:
+            section = "mnemonics"
+            continue
+        if line.startswith("}};"):
+            section = None
+            continue
+        if section == "forms":
+            m = FORM_RE.match(line)
+            if not m:
+                fail(f"{inc}: cannot read form line: {line[:120]}")
+            forms.append({"name": m.group(1), "mnemonic": m.group(2), "format": m.group(3),
+                          "variant": m.group(4), "matchable": "pr::asm_matchable" in m.group(5)})
+        elif section == "mnemonics":
+            m = MNEMONIC_RE.match(line)
+            if not m:
+                fail(f"{inc}: cannot read mnemonic line: {line[:120]}")
+            mnemonics.append((m.group(1), int(m.group(2)), int(m.group(3))))
+    if not forms or not mnemonics:
+        fail(f"{inc}: no form_table / mnemonic_table found")
+    for name, first, count in mnemonics:
+        if any(f["mnemonic"] != name for f in forms[first:first + count]):
+            fail(f"{inc}: mnemonic_table entry {name} does not match its forms")
+    return forms, mnemonics
+
+
+def generate(target: str, inc: pathlib.Path, root: pathlib.Path) -> str:
+    forms, mnemonics = read_tables(inc)
+    digest = hashlib.sha256(inc.read_bytes()).hexdigest()
+    rel = inc.relative_to(root).as_posix()
+    out = []
+    w = out.append
+    w(f"// Typed instruction builders and register constants for {target}: one function per mnemonic, each forwarding")
+    w("// to BuilderCore::emit (asmevo/ir/builder.hpp), which picks the form from the constexpr instruction tables.")
+    w(f"// GENERATED by tools/isagen/gen_builders.py from {rel}")
+    w(f"//   (sha256 {digest}).")
+    w("// Regenerate: python3 tools/isagen/gen_builders.py   (reads the generated .inc files only; under a second).")
+    w("// DO NOT EDIT.")
+    w("#pragma once")
+    w("")
+    w('#include "asmevo/ir/builder.hpp"')
+    w("")
+    w(f"namespace asmevo::{target} {{")
+    w("")
+    w(f"/// Registers of {target}: `v<8, 11>` is v[8:11], `v<3>` is v3; an index past the target's file does not compile.")
+    for var, rf in (("v", "vgpr"), ("s", "sgpr"), ("a", "agpr"), ("ttmp", "ttmp")):
+        w("template <unsigned Lo, unsigned Hi = Lo>")
+        w(f"inline constexpr auto {var} = ::asmevo::detail::reg_const<Target::{target}, RegFile::{rf}, Lo, Hi>();")
+    specials = ("vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "scc", "flat_scratch",
+                "flat_scratch_lo", "flat_scratch_hi", "xnack_mask", "src_scc", "src_vccz", "src_execz",
+                "src_shared_base", "src_shared_limit", "src_private_base", "src_private_limit", "src_lds_direct")
+    for n in specials:
+        w(f"using ::asmevo::regs::{n};")
+    w("using ::asmevo::off;")
+    w("using ::asmevo::imm;")
+    w("using ::asmevo::vmcnt;")
+    w("using ::asmevo::expcnt;")
+    w("using ::asmevo::lgkmcnt;")
+    w("using ::asmevo::mod;")
+    w("using namespace ::asmevo::mods;")
+    w("")
+    w(f"/// Builds {target} instructions into a Program (see BuilderCore for the insertion point and the failed state).")
+    w(f"class Builder : public ::asmevo::BuilderCore<Target::{target}> {{")
+    w(" public:")
+    w("  using BuilderCore::BuilderCore;")
+    w("")
+    names = set(m for m, _, _ in mnemonics)
+    count = 0
+    for name, first, n in mnemonics:
+        fs = forms[first:first + n]
+        recs = ", ".join(f["name"] for f in fs)
+        fn = spelling(name)
+        w(f"  /// {recs}")
+        w(f'  template <builder_arg... A> auto {fn}(const A&... a) {{ return emit<"{name}">(a...); }}')
+        count += 1
+        variants = {f["variant"] for f in fs if f["matchable"]}
+        if {"e32", "e64"} <= variants:
+            for v in ("e32", "e64"):
+                forced = f"{name}_{v}"
+                if forced in names:
+                    fail(f"{target}: forced spelling {forced} collides with a mnemonic")
+                w(f'  template <builder_arg... A> auto {spelling(forced)}(const A&... a) {{ '
+                  f'return emit<"{name}", isa::Variant::{v}>(a...); }}')
+                count += 1
+    w("};")
+    w("")
+    w(f"}}  // namespace asmevo::{target}")
+    w("")
+    return "\n".join(out), count
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=pathlib.Path(__file__).resolve().parents[2], type=pathlib.Path,
+                    help="repository root (default: two levels above this script)")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a generated header is out of date")
+    args = ap.parse_args()
+    root = args.root.resolve()
+    stale = False
+    for t in TARGETS:
+        inc = root / "include/asmevo/ir/gen" / f"{t}.inc"
+        text, count = generate(t, inc, root)
+        dst = root / "include/asmevo/ir/gen" / f"builders_{t}.hpp"
+        if args.check:
+            if not dst.exists() or dst.read_text() != text:
+                print(f"out of date: {dst.relative_to(root)}")
+                stale = True
+            continue
+        dst.write_text(text)
+        print(f"wrote {dst.relative_to(root)} ({count} builder functions)")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
