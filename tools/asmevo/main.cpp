@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/preprocess.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/mc/encode.hpp"
 
@@ -26,19 +27,22 @@ constexpr int exit_ok = 0, exit_bad_input = 2, exit_internal = 3;
 const char* const usage_text = R"(usage: asmevo <verb> [args]
 
 verbs:
-  fmt FILE.s --mcpu TARGET [-o OUT.s] [--json]      parse and re-print assembly text
-  encode FILE.s --mcpu TARGET [--json]              bytes of every instruction (through LLVM MC)
+  fmt FILE.s --mcpu TARGET [-o OUT.s] [-I DIR] [--json]   parse and re-print assembly text
+  encode FILE.s --mcpu TARGET [-I DIR] [--json]     bytes of every instruction (through LLVM MC)
   decode --mcpu TARGET (HEXBYTES | --file F) [--json]   instructions from bytes
   help                                              this text
 
 TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
+Files that use .include, .macro, .rept, .irp or .if are expanded first (includes are searched in the
+file's own folder, then in each -I DIR), so fmt prints the expanded program.
 Exit codes: 0 success, 1 negative answer, 2 bad input or usage, 3 internal error.
 )";
 
 /// Parsed command line: positional arguments plus `--flag value` / `--flag` options.
 struct Args {
   std::vector<std::string> pos;
-  std::map<std::string, std::string> opt;
+  std::map<std::string, std::string> opt;                 ///< last value of each option
+  std::map<std::string, std::vector<std::string>> multi;  ///< every value of each option, in order
   std::vector<std::string> errors;
 };
 
@@ -63,6 +67,7 @@ Args parse_args(int argc, char** argv, std::initializer_list<std::string_view> w
         val = argv[++i];
       }
       a.opt[key] = takes ? val : "1";
+      if (takes) a.multi[key].push_back(val);
     } else {
       a.pos.emplace_back(s);
     }
@@ -119,10 +124,35 @@ std::optional<Target> target_of(const Args& a, int& rc) {
   return t;
 }
 
+/// True if the text needs the assembler preprocessor (macros, includes, loops, conditionals).
+bool needs_preprocessor(const std::string& text) {
+  for (const char* d : {".include", ".macro", ".rept", ".irp", ".if"})
+    for (std::size_t at = text.find(d); at != std::string::npos; at = text.find(d, at + 1)) {
+      const std::size_t b = text.rfind('\n', at);
+      const std::string_view head = std::string_view(text).substr(b == std::string::npos ? 0 : b + 1, at - (b == std::string::npos ? 0 : b + 1));
+      if (head.find_first_not_of(" \t") == std::string_view::npos) return true;  // directive at line start
+    }
+  return false;
+}
+
 /// Reads and parses an assembly file, printing every problem found (not just the first).
-std::optional<Program> load_program(const std::string& path, Target t, int& rc) {
+std::optional<Program> load_program(const std::string& path, Target t, const std::vector<std::string>& includes, int& rc) {
   auto text = read_file(path);
   if (!text) { rc = report(text.error()); return {}; }
+  if (needs_preprocessor(*text)) {
+    PreprocessOptions o;
+    o.file = path;
+    o.include_dirs.push_back(std::filesystem::path(path).parent_path().string());
+    for (const auto& d : includes) o.include_dirs.push_back(d);
+    o.keep_definitions = true;
+    auto pp = preprocess_all(*text, o);
+    if (!pp.diags.empty()) {
+      for (const auto& d : pp.diags) std::cerr << d.str() << "\n";
+      rc = exit_bad_input;
+      return {};
+    }
+    *text = pp.out.text();
+  }
   auto res = parse_program_all(*text, t, path);
   if (!res.diags.empty()) {
     for (const auto& d : res.diags) std::cerr << d.str() << "\n";
@@ -134,13 +164,13 @@ std::optional<Program> load_program(const std::string& path, Target t, int& rc) 
 }
 
 int cmd_fmt(int argc, char** argv) {
-  auto a = parse_args(argc, argv, {"--mcpu", "-o"}, {"--json"});
+  auto a = parse_args(argc, argv, {"--mcpu", "-o", "-I"}, {"--json"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 1) return usage_error("fmt takes exactly one input file");
   int rc = 0;
   auto t = target_of(a, rc);
   if (!t) return rc;
-  auto p = load_program(a.pos[0], *t, rc);
+  auto p = load_program(a.pos[0], *t, a.multi["-I"], rc);
   if (!p) return rc;
   std::string out = print_program(*p);
   if (auto o = a.opt.find("-o"); o != a.opt.end()) {
@@ -155,13 +185,13 @@ int cmd_fmt(int argc, char** argv) {
 }
 
 int cmd_encode(int argc, char** argv) {
-  auto a = parse_args(argc, argv, {"--mcpu"}, {"--json"});
+  auto a = parse_args(argc, argv, {"--mcpu", "-I"}, {"--json"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 1) return usage_error("encode takes exactly one input file");
   int rc = 0;
   auto t = target_of(a, rc);
   if (!t) return rc;
-  auto p = load_program(a.pos[0], *t, rc);
+  auto p = load_program(a.pos[0], *t, a.multi["-I"], rc);
   if (!p) return rc;
   auto enc = mc::Encoder::create(*t);
   if (!enc) return report(enc.error());

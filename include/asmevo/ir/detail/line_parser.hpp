@@ -59,7 +59,7 @@ class OperandReader {
       // A group: an operand, then any number of further atoms (e.g. `off`) or named modifiers.
       bool first = true;
       while (!eof() && peek() != ',') {
-        if ((!first && starts_named()) || (first && starts_named_with_value())) {
+        if ((!first && starts_named() && !starts_register()) || (first && starts_named_with_value())) {
           auto n = read_named();
           if (!n) return unexpected(std::move(n).error());
           out.named.push_back(std::move(*n));
@@ -107,6 +107,18 @@ class OperandReader {
       while (!eof() && is_ident_char(peek())) ++i_;
     }
     return s_.substr(b, i_ - b);
+  }
+
+  /// A register name starts here. LLVM's AMDGPU parser makes the comma between operands optional
+  /// (AMDGPUAsmParser::ParseInstruction skips one if present), so `s_lshl_b32 s[4] s[5], 1` is three operands.
+  /// Modifier keywords that look like registers are excluded: `scc` (gfx90a cache policy), `a16` (MIMG).
+  bool starts_register() {
+    const std::size_t save = i_;
+    auto id = lower(ident());
+    const bool range = peek() == '[' && (id == "v" || id == "s" || id == "a" || id == "acc" || id == "ttmp");
+    const bool single = !range && id != "scc" && id != "a16" && peek() != ':' && peek() != '(' && single_reg(id).has_value();
+    i_ = save;
+    return range || single;
   }
 
   /// `name:value` (not a register, not an expression): a named modifier even where an operand could start.
