@@ -5,10 +5,18 @@
 #   target_link_libraries(my_tool PRIVATE asmevo::mc)
 #
 # Options:
-#   ASMEVO_LLVM_DYLIB  ON (default): link the single shared libLLVM-22.so. OFF: link only the static
-#                      AMDGPU MC component libraries. Measured on the 2-core CI box (g++ 12, one test
-#                      executable): the dylib links in ~0.2 s, the static components in several seconds
-#                      and produce a much larger executable, so the dylib is the default.
+#   ASMEVO_LLVM_DYLIB  OFF (default): link the static AMDGPU MC component libraries (libLLVMAMDGPU*.a,
+#                      libLLVMMC*.a, ...). ON: link the single shared libLLVM-22.so instead.
+#   Measured on the 2-core box (g++ 12, Release, one small executable using asmevo::mc):
+#                             link, ld.bfd   link, lld/gold   process start   executable
+#     static components        1.0 s          0.5 s            17 ms           24 MB
+#     libLLVM-22.so            1.6 s          0.25 s           63 ms          150 KB
+#   With the default linker the static libraries link faster, and every test process and CLI run
+#   starts ~45 ms sooner (no relocation of the 100+ MB libLLVM), so static is the default.
+#
+# Every target of one executable must use the same mode: libLLVM.so and static LLVM libraries in
+# one process register LLVM's global command-line options twice and abort at start-up. Other asmevo
+# modules that need more LLVM components get them through asmevo_llvm_libraries() below.
 include_guard(GLOBAL)
 
 # LLVMConfig.cmake runs check_include_file (FindLibEdit, FindFFI...), which needs the C language.
@@ -28,7 +36,21 @@ if(NOT LLVM_ENABLE_RTTI)
   message(FATAL_ERROR "asmevo::mc needs an LLVM built with LLVM_ENABLE_RTTI=ON (found ${LLVM_DIR})")
 endif()
 
-option(ASMEVO_LLVM_DYLIB "Link asmevo::mc against the shared libLLVM instead of static component libraries" ON)
+option(ASMEVO_LLVM_DYLIB "Link asmevo::mc against the shared libLLVM instead of static component libraries" OFF)
+
+# asmevo_llvm_libraries(<out-var> <component>...): the libraries for these LLVM components in the
+# mode chosen above (the `LLVM` dylib target, or the static component libraries).
+function(asmevo_llvm_libraries out_var)
+  if(ASMEVO_LLVM_DYLIB)
+    if(NOT TARGET LLVM)
+      message(FATAL_ERROR "ASMEVO_LLVM_DYLIB=ON, but LLVM at ${LLVM_DIR} exports no shared `LLVM` target")
+    endif()
+    set(${out_var} LLVM PARENT_SCOPE)
+  else()
+    llvm_map_components_to_libnames(_libs ${ARGN})
+    set(${out_var} ${_libs} PARENT_SCOPE)
+  endif()
+endfunction()
 
 add_library(asmevo_mc INTERFACE)
 add_library(asmevo::mc ALIAS asmevo_mc)
@@ -40,14 +62,10 @@ separate_arguments(_asmevo_llvm_defs NATIVE_COMMAND "${LLVM_DEFINITIONS}")
 target_compile_definitions(asmevo_mc INTERFACE ${_asmevo_llvm_defs})
 target_compile_features(asmevo_mc INTERFACE cxx_std_20)
 
-if(ASMEVO_LLVM_DYLIB AND TARGET LLVM)
-  set(_asmevo_llvm_libs LLVM)
-else()
-  # Only the MC layers of AMDGPU: no CodeGen, no AsmPrinter, no IR.
-  llvm_map_components_to_libnames(_asmevo_llvm_libs
-    AMDGPUAsmParser AMDGPUDesc AMDGPUDisassembler AMDGPUInfo AMDGPUUtils
-    MC MCParser MCDisassembler Support TargetParser)
-endif()
+# Only the MC layers of AMDGPU: no CodeGen, no AsmPrinter, no IR.
+asmevo_llvm_libraries(_asmevo_llvm_libs
+  AMDGPUAsmParser AMDGPUDesc AMDGPUDisassembler AMDGPUInfo AMDGPUUtils
+  MC MCParser MCDisassembler Support TargetParser)
 target_link_libraries(asmevo_mc INTERFACE asmevo::core ${_asmevo_llvm_libs})
 unset(_asmevo_llvm_libs)
 unset(_asmevo_llvm_defs)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -32,7 +33,9 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "asmevo/mc/detail/decoder_guard.hpp"
 #include "asmevo/mc/detail/diag_capture.hpp"
+#include "asmevo/mc/detail/lex_guard.hpp"
 #include "asmevo/mc/detail/llvm_target.hpp"
 #include "asmevo/mc/detail/recording_streamer.hpp"
 #include "asmevo/support/diag.hpp"
@@ -44,7 +47,7 @@ namespace asmevo::mc {
 /// a separate buffer with no link back to the invoking line.
 struct Encoded {
   std::uint32_t line = 0;
-  std::vector<std::uint8_t> bytes;  ///< little-endian, 4 or 8 bytes (12 on gfx950 for some VOP3PX)
+  std::vector<std::uint8_t> bytes;  ///< little-endian; 4 or 8 bytes, 16 for gfx950 v_mfma_scale_* (VOP3PX2)
 };
 
 /// One disassembled instruction.
@@ -58,7 +61,7 @@ struct Decoded {
 /// Everything one assembly run produced: the instructions of the lines that had no error, and every error.
 struct AssembleReport {
   std::vector<Encoded> instructions;  ///< source order; no entry for a line that has an error
-  Diags errors;                       ///< report order (source order for parse errors, then layout errors)
+  Diags errors;                       ///< source order (line, column); errors without a line last
 
   [[nodiscard]] bool ok() const noexcept { return errors.empty(); }
 
@@ -101,8 +104,10 @@ class Context {
   /// one entry per instruction in source order. Bytes equal what `llvm-mc -show-encoding` prints; where
   /// that shows fixup placeholders (`s_branch label`), they are the resolved bytes of the object file.
   /// A literal naming a symbol not defined in `text` becomes a relocation in LLVM, and its field holds
-  /// 0 here; a branch to an undefined label is an error, as in llvm-mc. Directives are accepted as llvm-mc accepts them and produce no entry. On error, returns the
-  /// first error (DiagCode::encode_error, with file:line:col, the source line and LLVM's message).
+  /// 0 here; a branch to an undefined label is an error, as in llvm-mc. Directives are accepted as
+  /// llvm-mc accepts them and produce no entry (`.include` reads files relative to the working
+  /// directory). On error, returns the first error in source order (DiagCode::encode_error, with
+  /// file:line:col, the source line and LLVM's message).
   [[nodiscard]] Expected<std::vector<Encoded>> assemble(std::string_view text, std::string_view file_name = "<input>") {
     AssembleReport r = assemble_all(text, file_name);
     if (!r.errors.empty()) return unexpected(std::move(r.errors.front()));
@@ -111,27 +116,30 @@ class Context {
 
   /// Like assemble(), but never stops at an error: LLVM's parser recovers at the next statement, and
   /// the report holds every error plus the instructions of every line without one. Never prints, never
-  /// throws, does not crash on garbage text.
+  /// throws; garbage text gives errors, not a crash or a hang (see detail/lex_guard.hpp).
   [[nodiscard]] AssembleReport assemble_all(std::string_view text, std::string_view file_name = "<input>") {
     AssembleReport report;
     const detail::TargetObjects& t = *t_;
 
     // Per-input objects: llvm::MCContext owns symbols and sections, so everything tied to it is rebuilt.
+    // `capture` is declared first so that it outlives every LLVM object holding its handlers.
+    detail::DiagCapture capture(DiagCode::encode_error);
     llvm::SourceMgr sm;
-    // A copy, because AsmLexer reads up to a terminating NUL that a string_view does not promise.
-    // Blank lines are appended: LLVM 22's AMDGPU parser loops forever when the last statement of the
-    // input holds two "invalid character in input" tokens (`s_nop 0 ``` or `xé` then EOF; llvm-mc-22
-    // hangs on such a file too), because its error recovery lexes until EndOfStatement and never sees
-    // one at Eof. Trailing blank lines give it one; they change no line number or column of the text.
+    // A copy: AsmLexer reads up to a terminating NUL that a string_view does not promise, and tokens
+    // the lexer rejects are blanked in it (detail/lex_guard.hpp says why); their lines report errors.
+    // Blank lines are appended as a second guard against the AMDGPU parser's spin at Eof; they move
+    // no line or column.
     constexpr std::string_view trailer = "\n\n\n\n";
     std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
         llvm::WritableMemoryBuffer::getNewUninitMemBuffer(text.size() + trailer.size(), detail::to_ref(file_name));
     std::copy(text.begin(), text.end(), buffer->getBufferStart());  // getNewUninitMemBuffer NUL-terminates
     std::copy(trailer.begin(), trailer.end(), buffer->getBufferStart() + text.size());
+    Diags lex_diags = detail::neutralize_lex_errors(
+        *t.mai, std::span<char>(buffer->getBufferStart(), buffer->getBufferSize()), file_name, DiagCode::encode_error);
     const unsigned main_buffer = sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
     llvm::MCContext ctx(t.triple, t.mai.get(), t.mri.get(), t.sti.get(), &sm, &t.options);
-    detail::DiagCapture capture(DiagCode::encode_error);
     capture.attach(sm, ctx);
+    capture.diags() = std::move(lex_diags);
     const std::unique_ptr<llvm::MCObjectFileInfo> mofi(t.target->createMCObjectFileInfo(ctx, /*PIC=*/false));
     ctx.setObjectFileInfo(mofi.get());
 
@@ -192,13 +200,18 @@ class Context {
     }
     // Source order: layout errors (fixups) arrive after all parse errors; the first error a caller
     // sees should be the first in the text. Errors without a line, or from another buffer, go last.
-    report.errors = std::move(capture.diags());
-    std::stable_sort(report.errors.begin(), report.errors.end(), [&](const Diag& a, const Diag& b) {
-      const auto key = [&](const Diag& x) {
-        return std::tuple(x.loc.file != file_name || x.loc.line == 0, x.loc.line, x.loc.col);
-      };
-      return key(a) < key(b);
-    });
+    // (std::sort on (key, index) rather than std::stable_sort, whose libstdc++ 12 implementation
+    // trips clang's deprecation warning for get_temporary_buffer.)
+    Diags& found = capture.diags();
+    const auto key = [&](std::size_t i) {
+      const Diag& x = found[i];
+      return std::tuple(x.loc.file != file_name || x.loc.line == 0, x.loc.line, x.loc.col, i);
+    };
+    std::vector<std::size_t> order(found.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    report.errors.reserve(found.size());
+    for (std::size_t i : order) report.errors.push_back(std::move(found[i]));
     return report;
   }
 
@@ -248,6 +261,10 @@ class Context {
                                                  *t_->mri)) {
     dis_ctx_->setDiagnosticHandler([](const llvm::SMDiagnostic&, bool, const llvm::SourceMgr&,
                                       std::vector<const llvm::MDNode*>&) {});  // never print
+    // AMDGPUDisassembler writes operand errors ("cannot read literal, inst bytes left 0") through
+    // MCDisassembler::CommentStream, which is null unless set (llvm-mc points it at its own comment
+    // stream); writing through null crashes. Discard them: decode_at reports the failure itself.
+    if (disasm_) disasm_->CommentStream = &llvm::nulls();
   }
 
   /// 1-based line in the main buffer of `loc`, following `.include` chains; 0 when unknown.
@@ -283,19 +300,45 @@ class Context {
 
   Expected<Decoded> decode_at(std::span<const std::uint8_t> all, std::uint64_t offset, std::uint64_t address) {
     const std::span<const std::uint8_t> rest = all.subspan(offset);
+    if (rest.empty()) return fail(DiagCode::decode_error, "no bytes to decode at offset " + std::to_string(offset));
+    // LLVM 22's AMDGPUDisassembler crashes (in its "cannot read literal" operand-error path, while
+    // printing a Twine) when an instruction's literal dword is cut off by the end of the input;
+    // llvm-mc-22 --disassemble crashes on `0xff,0x00,0x80,0xbe` too. So near the end, decode from a
+    // zero-padded copy: the longest AMDGPU instruction is 20 bytes (AMDGPUMCAsmInfo::getMaxInstLength:
+    // NSA images on GFX10+; 16 on gfx950, VOP3PX2), and what an instruction decodes to cannot depend on the bytes after it (that is how a
+    // stream is disassembled), so the padding changes nothing but turns the truncation into
+    // `size > rest.size()`, reported below.
+    constexpr std::size_t max_inst_bytes = 32;
+    std::array<std::uint8_t, max_inst_bytes> padded{};
+    llvm::ArrayRef<std::uint8_t> input(rest.data(), rest.size());
+    if (rest.size() < max_inst_bytes) {
+      std::copy(rest.begin(), rest.end(), padded.begin());
+      input = llvm::ArrayRef<std::uint8_t>(padded.data(), padded.size());
+    }
+    if (guard_gfx9_) {
+      const detail::DecoderHazard h = detail::gfx9_decoder_hazard(std::span<const std::uint8_t>(input.data(), input.size()));
+      if (!h.why.empty())
+        return fail(h.code, "cannot decode the instruction at offset " + std::to_string(offset) + ": " + h.why, {},
+                    hex_bytes(rest.first(std::min<std::size_t>(rest.size(), 8))),
+                    "checked before LLVM: its AMDGPU disassembler crashes on these bytes (llvm-mc-22 too)");
+    }
     llvm::MCInst inst;
     std::uint64_t size = 0;
     // SoftFail ("potentially undefined encoding") still decodes to an instruction, as in llvm-mc.
-    const auto status = disasm_->getInstruction(inst, size, llvm::ArrayRef<std::uint8_t>(rest.data(), rest.size()),
-                                                address + offset, llvm::nulls());
-    if (status == llvm::MCDisassembler::Fail || size == 0 || size > rest.size()) {
+    const auto status = disasm_->getInstruction(inst, size, input, address + offset, llvm::nulls());
+    if (status != llvm::MCDisassembler::Fail && size > rest.size()) {
+      return fail(DiagCode::decode_error,
+                  "truncated instruction at offset " + std::to_string(offset) + ": it needs " + std::to_string(size) +
+                      " bytes, " + std::to_string(rest.size()) + " left",
+                  {}, hex_bytes(rest));
+    }
+    if (status == llvm::MCDisassembler::Fail || size == 0) {
       // AMDGPU instructions are made of dwords: show the dword LLVM refused (or what is left of it).
-      const std::size_t shown = std::min<std::size_t>(rest.size(), size >= 4 && size <= rest.size() ? size : 4);
+      const std::size_t shown = std::min<std::size_t>(rest.size(), 4);
       std::string where = "offset " + std::to_string(offset);
       if (address != 0) where += " (address " + std::to_string(address + offset) + ")";
-      return fail(DiagCode::decode_error, "invalid instruction encoding for " + t_->mcpu + " at " + where,
-                  {}, hex_bytes(rest.first(shown)),
-                  rest.size() < 4 ? "fewer than 4 bytes left: AMDGPU instructions are whole dwords" : std::string{});
+      return fail(DiagCode::decode_error, "invalid instruction encoding for " + t_->mcpu + " at " + where, {},
+                  hex_bytes(rest.first(shown)));
     }
     Decoded d;
     d.offset = offset;
@@ -316,6 +359,7 @@ class Context {
   std::unique_ptr<llvm::MCContext> dis_ctx_;
   std::unique_ptr<llvm::MCDisassembler> disasm_;
   std::unique_ptr<llvm::MCInstPrinter> printer_;
+  bool guard_gfx9_ = t_->mcpu.starts_with("gfx9");  ///< detail/decoder_guard.hpp knows GFX9 layouts only
 };
 
 }  // namespace asmevo::mc
