@@ -106,6 +106,13 @@ std::string json_escape(std::string_view s) {
   return r;
 }
 
+/// Bytes as a JSON array of numbers.
+std::string json_bytes(const std::vector<std::uint8_t>& b) {
+  std::string s;
+  for (std::size_t i = 0; i < b.size(); ++i) s += (i ? "," : "") + std::to_string(b[i]);
+  return s;
+}
+
 std::string hex_bytes(const std::vector<std::uint8_t>& b) {
   std::string s;
   char buf[8];
@@ -206,7 +213,7 @@ int cmd_encode(int argc, char** argv) {
     const std::string text = print_inst(it.inst);
     if (json) {
       std::cout << (k ? ",\n" : "") << "  {\"id\": \"i" << it.inst.id.value << "\", \"offset\": " << offset
-                << ", \"text\": \"" << json_escape(text) << "\", \"bytes\": [" << hex_bytes(b) << "]}";
+                << ", \"text\": \"" << json_escape(text) << "\", \"bytes\": [" << json_bytes(b) << "]}";
     } else {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%06zx: ", offset);

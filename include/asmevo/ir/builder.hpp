@@ -218,7 +218,15 @@ struct is_immt<ImmT<V>> : std::true_type {};
 template <class T>
 struct is_waitt : std::false_type {};
 template <Counter C, unsigned N>
-struct is_waitt<WaitT<C, N>> : std::true_type {};
+struct is_waitt<WaitT<C, N>> : std::true_type {
+  /// The wait, computed from the template arguments only: WaitT<vm, 64> has already failed its own
+  /// static_assert, and touching its members would add a second error.
+  [[nodiscard]] static constexpr Waitcnt wait(Target t) noexcept {
+    Waitcnt w = Waitcnt::none(t);
+    w.set(C, N);
+    return w;
+  }
+};
 template <class T>
 struct is_modt : std::false_type {};
 template <Name N>
@@ -227,19 +235,37 @@ struct is_modt<ModT<N>> : std::true_type {};
 template <Target T, class A>
 [[nodiscard]] consteval ArgShape shape_of() {
   using K = ArgShape::K;
-  if constexpr (is_regt<A>::value) return ArgShape{K::reg, A::file, static_cast<std::uint16_t>(A::lo),
-                                                   static_cast<std::uint16_t>(A::dwords), 0, {}};
-  else if constexpr (std::is_same_v<A, Reg>) return ArgShape{K::reg_rt};
-  else if constexpr (is_immt<A>::value) return ArgShape{K::imm, {}, 0, 0, A::value, {}};
-  else if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) return ArgShape{K::imm_rt};
-  else if constexpr (std::is_floating_point_v<A>) return ArgShape{K::real_rt};
-  else if constexpr (std::is_same_v<A, Label>) return ArgShape{K::label_rt};
-  else if constexpr (is_waitt<A>::value) return ArgShape{K::wait, {}, 0, 0, encode_waitcnt(T, A{}.to_waitcnt(T)), {}};
-  else if constexpr (std::is_same_v<A, Waitcnt>) return ArgShape{K::wait_rt};
-  else if constexpr (std::is_same_v<A, OffT>) return ArgShape{K::off};
-  else if constexpr (is_modt<A>::value) return ArgShape{K::mod, {}, 0, 0, 0, A::name.view()};
-  else if constexpr (std::is_same_v<A, PoisonReg>) return ArgShape{K::poison};
-  else return ArgShape{K::invalid};
+  ArgShape s;
+  if constexpr (is_regt<A>::value) {
+    s.k = K::reg;
+    s.file = A::file;
+    s.lo = static_cast<std::uint16_t>(A::lo);
+    s.dwords = static_cast<std::uint16_t>(A::dwords);
+  } else if constexpr (std::is_same_v<A, Reg>) {
+    s.k = K::reg_rt;
+  } else if constexpr (is_immt<A>::value) {
+    s.k = K::imm;
+    s.value = A::value;
+  } else if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    s.k = K::imm_rt;
+  } else if constexpr (std::is_floating_point_v<A>) {
+    s.k = K::real_rt;
+  } else if constexpr (std::is_same_v<A, Label>) {
+    s.k = K::label_rt;
+  } else if constexpr (is_waitt<A>::value) {
+    s.k = K::wait;
+    s.value = encode_waitcnt(T, is_waitt<A>::wait(T));
+  } else if constexpr (std::is_same_v<A, Waitcnt>) {
+    s.k = K::wait_rt;
+  } else if constexpr (std::is_same_v<A, OffT>) {
+    s.k = K::off;
+  } else if constexpr (is_modt<A>::value) {
+    s.k = K::mod;
+    s.name = A::name.view();
+  } else if constexpr (std::is_same_v<A, PoisonReg>) {
+    s.k = K::poison;
+  }
+  return s;
 }
 
 template <Target T, class... A>
@@ -299,7 +325,7 @@ struct Check {
     case IK::imm: case IK::endpgm_imm: case IK::label: case IK::hwreg: case IK::sendmsg: case IK::gpr_idx:
       if (a.k == K::imm) return c;
       if (a.k == K::imm_rt || a.k == K::label_rt) { c.maybe = true; return c; }
-      return bad(a.k == K::reg || a.k == K::reg_rt ? Rule::need_integer : Rule::need_integer);
+      return bad(Rule::need_integer);
     case IK::kimm:
       if (a.k == K::imm) return c;
       if (a.k == K::imm_rt || a.k == K::real_rt || a.k == K::label_rt) { c.maybe = true; return c; }
@@ -353,6 +379,13 @@ struct Check {
     for (const auto& a : args) given = given || (!a.positional() && a.name == pt.keywords[q]);
     if (!given) { c.rule = Rule::need_keyword; return c; }
   }
+  // A named integer the record does not mark optional must be given (SMEM `_SGPR_IMM` needs offset(...)).
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].kind != isa::Kind::named_int || ops[k].is_optional() || !ops[k].is_printed()) continue;
+    bool given = false;
+    for (const auto& a : args) given = given || (!a.positional() && a.name == ops[k].prefix);
+    if (!given) { c.rule = Rule::need_keyword; c.op = static_cast<int>(k); return c; }
+  }
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].positional()) continue;
     bool found = false;
@@ -365,6 +398,13 @@ struct Check {
   for (std::size_t k = 0; k < ops.size(); ++k) {
     if (ops[k].kind == isa::Kind::cpol_glc && !(cpol & 1)) { c.rule = Rule::glc_required; c.op = static_cast<int>(k); return c; }
     if (ops[k].kind == isa::Kind::cpol_noglc && (cpol & 1)) { c.rule = Rule::glc_forbidden; c.op = static_cast<int>(k); return c; }
+    // Returning atomics need glc/sc0 even where the table's class is plain cpol (parser.hpp validate_rules).
+    if (ops[k].kind == isa::Kind::cpol && f.has(isa::prop::atomic_ret) && f.format != isa::Format::SMEM &&
+        f.format != isa::Format::MIMG && !(cpol & 1)) {
+      c.rule = Rule::glc_required;
+      c.op = static_cast<int>(k);
+      return c;
+    }
   }
   // Constant bus: distinct scalar registers and literals read by a VALU instruction (as violates_constant_bus,
   // counting only what is known now; run-time values are counted again by the run-time check).
@@ -389,7 +429,10 @@ struct Check {
         if (a.file == RegFile::sgpr || a.file == RegFile::ttmp || (a.file == RegFile::special && a.lo < 128))
           add_reg(static_cast<int>(a.file), a.lo);
       } else if (a.k == ArgShape::K::imm) {
-        const bool inl = op.kind != isa::Kind::kimm && (is_inline_int(a.value) || is_inline_bits(a.value, value_bits(op.type)));
+        const std::int64_t v32 = value_bits(op.type) == 32 && a.value >= 0x80000000ll && a.value <= 0xffffffffll
+                                     ? a.value - 0x100000000ll
+                                     : a.value;
+        const bool inl = op.kind != isa::Kind::kimm && (is_inline_int(v32) || is_inline_bits(a.value, value_bits(op.type)));
         if (inl) continue;
         bool dup = false;
         for (int q = 0; q < nlits; ++q) dup = dup || lits[static_cast<std::size_t>(q)] == a.value;
@@ -397,6 +440,47 @@ struct Check {
       }
     }
     if (nregs + nlits > 1) { c.rule = Rule::constant_bus; return c; }
+  }
+  // MFMA: with a destination wider than 4 dwords, src2 equals it or does not overlap it (parser.hpp
+  // validate_rules, after LLVM's AMDGPUAsmParser::validateMFMA).
+  if (f.has(isa::prop::mfma)) {
+    const ArgShape* d = nullptr;
+    const ArgShape* s2 = nullptr;
+    for (int j = 0; j < m; ++j) {
+      const PosElem& e = pt.elems[static_cast<std::size_t>(j)];
+      if (e.word) continue;
+      const ArgShape& a = args[static_cast<std::size_t>(pos[static_cast<std::size_t>(start + j)])];
+      if (ops[e.op].name == "vdst") d = &a;
+      if (ops[e.op].name == "src2") s2 = &a;
+    }
+    const bool f8f6f4 = f.mnemonic.find("f8f6f4") != std::string_view::npos;  // exempt, as in llvm-mc-22
+    if (!f8f6f4 && d && s2 && d->k == ArgShape::K::reg && s2->k == ArgShape::K::reg && d->dwords > 4 && d->file == s2->file &&
+        !(d->lo == s2->lo && d->dwords == s2->dwords) && d->lo < s2->lo + s2->dwords && s2->lo < d->lo + d->dwords) {
+      c.rule = Rule::mfma_overlap;
+      return c;
+    }
+    // gfx950 f8f6f4: cbsz (src0) and blgp (src1) select fp8/bf8 (8 dwords), fp6/bf6 (6) or fp4 (4). Without
+    // the modifier the format is fp8 and the tuple must be 8 dwords; a given (run-time) value is checked then.
+    if (f.mnemonic.find("f8f6f4") != std::string_view::npos) {
+      bool cbsz = false, blgp = false;
+      for (const auto& a : args) {
+        cbsz = cbsz || (!a.positional() && a.name == "cbsz");
+        blgp = blgp || (!a.positional() && a.name == "blgp");
+      }
+      for (int j = 0; j < m; ++j) {
+        const PosElem& e = pt.elems[static_cast<std::size_t>(j)];
+        if (e.word) continue;
+        const int ai = pos[static_cast<std::size_t>(start + j)];
+        const ArgShape& a = args[static_cast<std::size_t>(ai)];
+        const bool fixed = (ops[e.op].name == "src0" && !cbsz) || (ops[e.op].name == "src1" && !blgp);
+        if (fixed && a.k == ArgShape::K::reg && a.dwords != 8) {
+          c.rule = Rule::f8f6f4_width;
+          c.arg = ai;
+          c.op = e.op;
+          return c;
+        }
+      }
+    }
   }
   c.maybe = maybe;
   return c;
@@ -464,6 +548,10 @@ constexpr void operand_error() {
   static_assert(R != Rule::no_modifier, "asmevo: no form of this instruction takes this named modifier");
   static_assert(R != Rule::glc_required, "asmevo: a returning atomic needs glc (sc0 on gfx940+)");
   static_assert(R != Rule::glc_forbidden, "asmevo: this form does not return: no glc (sc0 on gfx940+)");
+  static_assert(R != Rule::mfma_overlap,
+                "asmevo: MFMA src2 must be the same registers as vdst or not overlap them (vdst wider than 4 dwords)");
+  static_assert(R != Rule::f8f6f4_width,
+                "asmevo: wrong register tuple size for the cbsz/blgp format (fp8/bf8: 8 dwords, fp6/bf6: 6, fp4: 4)");
   static_assert(R != Rule::constant_bus,
                 "asmevo: violates the constant bus limit (gfx9 VALU reads at most one SGPR or literal)");
 }
@@ -493,6 +581,7 @@ struct RtArg {
 template <Target T, class A>
 [[nodiscard]] RtArg to_rt(const A& a) {
   constexpr ArgShape s = shape_of<T, A>();
+  (void)a;  // unused for the types whose value is in the type (OffT, WaitT)
   RtArg r;
   r.k = s.k;
   if constexpr (is_regt<A>::value || std::is_same_v<A, Reg>) r.reg = Reg(a);
@@ -500,7 +589,7 @@ template <Target T, class A>
   else if constexpr (std::is_integral_v<A>) r.value = static_cast<std::int64_t>(a);
   else if constexpr (std::is_floating_point_v<A>) r.real = static_cast<double>(a);
   else if constexpr (std::is_same_v<A, Label>) r.text = a.text;
-  else if constexpr (is_waitt<A>::value) r.wait = a.to_waitcnt(T);
+  else if constexpr (is_waitt<A>::value) r.wait = is_waitt<A>::wait(T);
   else if constexpr (std::is_same_v<A, Waitcnt>) r.wait = a;
   else if constexpr (is_modt<A>::value) { r.text = A::name.view(); r.value = a.value; }
   return r;
@@ -521,7 +610,7 @@ template <Target T, class A>
 }
 
 /// What an operand slot accepts, in the user's terms: "a 4-dword VGPR or AGPR range", "a VGPR, SGPR or constant".
-[[nodiscard]] inline std::string describe_slot(const isa::OperandInfo& op) {
+[[nodiscard]] inline std::string describe_slot(const isa::FormInfo& f, const isa::OperandInfo& op) {
   using namespace isa::reg;
   std::string s;
   auto add = [&](const char* n) { s += s.empty() ? n : std::string(", ") + n; };
@@ -532,7 +621,7 @@ template <Target T, class A>
   if (op.regs & vcc) add("vcc");
   if (op.regs & exec) add("exec");
   if (op.regs & m0) add("m0");
-  if (op.regs & (inline_const | literal)) add(op.regs & literal ? "constant" : "inline constant");
+  if (op.regs & (inline_const | literal)) add(literal_ok(f, op) ? "constant" : "inline constant");
   if (const auto c = s.rfind(", "); c != std::string::npos) s.replace(c, 2, " or ");
   const unsigned d = op.dwords();
   if (d > 1) return "a " + std::to_string(d) + "-dword " + s + " range";
@@ -620,7 +709,7 @@ struct RtAttempt {
       case K::real_rt: atom.kind = syntax::Atom::Kind::real; atom.real = a.real; break;
       case K::label_rt: atom.kind = syntax::Atom::Kind::expr; atom.text = std::string(a.text); break;
       case K::wait: case K::wait_rt: at.why = std::string(rule_text(Rule::need_waitcnt)); return at;
-      default: at.why = "expected " + describe_slot(op); return at;
+      default: at.why = "expected " + describe_slot(f, op); return at;
     }
     atom.text = atom.text.empty() ? arg_text(t, a) : atom.text;
     if (auto why = fill_value(t, f, op, atom, out); !why.empty()) { at.why = why; return at; }
@@ -630,7 +719,6 @@ struct RtAttempt {
   at.op = -1;
   // Named modifiers.
   std::int64_t cpol = 0;
-  bool any_cpol = false;
   for (std::size_t q = 0; q < pt.keyword_count; ++q) {
     bool given = false;
     for (const auto& a : args) given = given || (a.k == K::mod && a.text == pt.keywords[q]);
@@ -646,7 +734,6 @@ struct RtAttempt {
       done = true;
       if (op.kind == isa::Kind::cpol || op.kind == isa::Kind::cpol_glc || op.kind == isa::Kind::cpol_noglc) {
         cpol |= cpol_bit_ce(t, args[i].text, f.format == isa::Format::SMEM);
-        any_cpol = true;
         at.inst.ops[k] = Operand::make_imm(cpol);
       } else {
         at.inst.ops[k] = Operand::make_imm(op.kind == isa::Kind::flag ? 1 : args[i].value);
@@ -658,12 +745,13 @@ struct RtAttempt {
     if (ops[k].kind == isa::Kind::cpol_glc && !(cpol & 1)) { at.why = std::string(rule_text(Rule::glc_required)); return at; }
     if (ops[k].kind == isa::Kind::cpol_noglc && (cpol & 1)) { at.why = std::string(rule_text(Rule::glc_forbidden)); return at; }
   }
-  (void)any_cpol;
   // Unprinted operands tied to a printed one carry its value (vdst_in = vdst), as the parser does.
   for (std::size_t k = 0; k < ops.size(); ++k)
     if (!ops[k].is_printed() && ops[k].tied >= 0 && static_cast<std::size_t>(ops[k].tied) < ops.size())
       at.inst.ops[k] = at.inst.ops[static_cast<std::size_t>(ops[k].tied)];
   if (violates_constant_bus(f, at.inst, f.mnemonic)) { at.why = std::string(rule_text(Rule::constant_bus)); return at; }
+  // The rules LLVM checks in C++ rather than in its records (offset ranges, MFMA src2 overlap ...): the parser's.
+  if (auto why = validate_rules(t, f, at.inst); !why.empty()) { at.why = std::move(why); return at; }
   at.ok = true;
   return at;
 }
@@ -686,9 +774,10 @@ struct RtAttempt {
   if (best.arg >= 0) {
     msg += ": operand " + std::to_string(best.arg + 1);
     if (best.op >= 0) {
-      const auto& op = isa::operands(isa::forms(t)[best.inst.form])[static_cast<std::size_t>(best.op)];
+      const auto& bf = isa::forms(t)[best.inst.form];
+      const auto& op = isa::operands(bf)[static_cast<std::size_t>(best.op)];
       msg += " (" + std::string(op.name) + ")";
-      hint = std::string(op.name) + " takes " + describe_slot(op);
+      hint = std::string(op.name) + " takes " + describe_slot(bf, op) + " in " + std::string(bf.name);
     }
     msg += ": " + best.why + "; got " + arg_text(t, args[static_cast<std::size_t>(best.arg)]);
   } else {
@@ -697,8 +786,8 @@ struct RtAttempt {
   return fail(DiagCode::invalid_operand, std::move(msg), {}, std::move(call), std::move(hint));
 }
 
-/// The static failure as a run-time Diag (used when a call with run-time arguments fails its compile-time part
-/// is impossible: such calls do not compile). Kept for the unknown-mnemonic case of forced variants.
+/// The value a failed compile-time check returns after its static_assert (the program does not compile; this
+/// only gives the function a well-formed return).
 [[nodiscard]] inline Unexpected unknown_form(Target t, std::string_view mnemonic) {
   return fail(DiagCode::unknown_mnemonic, "'" + std::string(mnemonic) + "' has no such form on " + std::string(to_string(t)));
 }
@@ -741,8 +830,10 @@ concept builder_arg = detail::shape_of<T, std::remove_cvref_t<A>>().k != detail:
 /// an integer, Waitcnt ...) checks what it can at compile time and returns Expected<InstId>.
 ///
 /// Failed state: if the Program's target is not T, or the insertion anchor is not (or no longer) in the
-/// program, the builder records a Diag (error()), inserts nothing more, compile-time calls return no_inst and
-/// run-time calls return that Diag. Check ok() once after a sequence of compile-time calls.
+/// program, or a compile-time call breaks a rule that depends on run-time values (a modifier's value such as
+/// offset(5000), or a rule LLVM checks in C++ such as an MFMA src2 partially overlapping vdst), the builder
+/// records a Diag (error()), inserts nothing more, compile-time calls return no_inst and run-time calls return
+/// that Diag. Check ok() once after a sequence of compile-time calls.
 template <Target T>
 class BuilderCore {
  public:
@@ -793,10 +884,11 @@ class BuilderCore {
         if (!in) return Result(unexpected(std::move(in).error()));
         return Result(insert(std::move(*in)));
       } else {
-        // The compile-time choice guarantees the match; a failure here is a disagreement between the constexpr
-        // rules (operand_check.hpp) and the parser's, reported as an internal Diag rather than a crash.
+        // The compile-time choice settles registers, constants and the form. What it cannot see is checked
+        // here: modifier values (offset:N ranges) and the rules LLVM checks in C++ (validate_rules, e.g. an
+        // MFMA src2 partially overlapping vdst). A violation puts the builder in its failed state.
         if (!in) {
-          err_ = make_diag(DiagCode::internal, "builder and parser rules disagree: " + in.error().message);
+          err_ = std::move(in).error();
           return no_inst;
         }
         auto id = insert(std::move(*in));

@@ -244,7 +244,11 @@ struct Attempt {
       const bool inl_ok = op.regs & isa::reg::inline_const;
       const unsigned bits = value_bits(op.type);
       if (a.kind == AK::integer) {
-        const bool inl = is_inline_int(a.value) || is_inline_bits(a.value, bits);
+        // In a 32-bit operand 0xffffffff is -1, an inline constant (AMDGPU::isInlinableLiteral32 on the low bits).
+        const std::int64_t v32 = bits == 32 && a.value >= 0x80000000ll && a.value <= 0xffffffffll
+                                     ? static_cast<std::int64_t>(static_cast<std::int32_t>(static_cast<std::uint32_t>(a.value)))
+                                     : a.value;
+        const bool inl = is_inline_int(v32) || is_inline_bits(a.value, bits);
         if (inl ? !(inl_ok || lit_ok) : !lit_ok) return inl ? "constants are not allowed here" : "a literal constant is not allowed here";
         if (bits <= 32 && (a.value > 0xffffffffll || a.value < -0x80000000ll)) return "constant does not fit 32 bits";
         out = Operand::make_imm(a.value, mods);
@@ -459,8 +463,11 @@ struct Attempt {
         add_reg(v.reg);
     } else if (v.kind == Operand::Kind::imm || v.kind == Operand::Kind::real || v.kind == Operand::Kind::expr) {
       const unsigned bits = value_bits(op.type);
+      const std::int64_t v32 = bits == 32 && v.imm >= 0x80000000ll && v.imm <= 0xffffffffll
+                                   ? static_cast<std::int64_t>(static_cast<std::int32_t>(static_cast<std::uint32_t>(v.imm)))
+                                   : v.imm;
       const bool inl = op.kind != isa::Kind::kimm &&
-                       (v.kind == Operand::Kind::imm ? (is_inline_int(v.imm) || is_inline_bits(v.imm, bits))
+                       (v.kind == Operand::Kind::imm ? (is_inline_int(v32) || is_inline_bits(v.imm, bits))
                                                      : v.kind == Operand::Kind::real && is_inline_real(v.real, op.type));
       if (inl) continue;
       std::string key = v.kind == Operand::Kind::imm ? std::to_string(v.imm) : v.kind == Operand::Kind::real ? std::to_string(v.real) : v.text;
@@ -500,7 +507,6 @@ struct Attempt {
     if (op.kind == K::imm && f.format == F::SMEM && op.name == "offset" && v.kind == Operand::Kind::imm &&
         (v.imm < -(1 << 20) || v.imm >= (1 << 20)))
       return "expected a 21-bit signed offset";
-    // Non-returning atomics must not ask for the pre-op value (validateCoherencyBits).
     if ((op.kind == K::cpol || op.kind == K::cpol_noglc) && v.kind == Operand::Kind::imm && (v.imm & 1) &&
         f.has(isa::prop::atomic_noret) && f.format != F::SMEM)
       return std::string("instruction must not use ") + (g940 ? "sc0" : "glc");
@@ -516,6 +522,15 @@ struct Attempt {
         if (o.is_printed() && o.role == isa::Role::use && (o.kind == K::src || o.kind == K::reg)) ++srcs;
       if (srcs >= 2 && v.count > srcs)
         return "invalid " + std::string(op.prefix) + " operand: at most " + std::to_string(srcs) + " entries";
+    }
+  }
+  // Returning atomics must ask for the pre-op value (validateCoherencyBits: "instruction must use glc").
+  if (f.has(isa::prop::atomic_ret) && f.format != F::SMEM && f.format != F::MIMG) {
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].kind != K::cpol && ops[k].kind != K::cpol_glc) continue;
+      const Operand& v = in.ops[k];
+      if (!(v.present() && v.kind == Operand::Kind::imm && (v.imm & 1)))
+        return std::string("instruction must use ") + (g940 ? "sc0" : "glc");
     }
   }
   // 64-bit (DP ALU) DPP only supports row_newbcast (validateDPP).
@@ -539,14 +554,18 @@ struct Attempt {
     // With a destination wider than 128 bits, src2 must equal it or not overlap it at all (validateMFMA).
     const Operand* d = find("vdst");
     const Operand* c = find("src2");
-    if (d && c && d->is_reg() && c->is_reg() && d->reg.dwords > 4 && d->reg.file == c->reg.file && !(d->reg == c->reg)) {
+    // llvm-mc-22 does not apply the rule to gfx950's f8f6f4 MFMAs (checked: `v_mfma_f32_32x32x64_f8f6f4 a[0:15],
+    // v[0:7], v[0:7], a[2:17]` assembles).
+    const bool f8f6f4 = f.mnemonic.find("f8f6f4") != std::string_view::npos;
+    if (d && c && !f8f6f4 && d->is_reg() && c->is_reg() && d->reg.dwords > 4 && d->reg.file == c->reg.file && !(d->reg == c->reg)) {
       const bool overlap = d->reg.index <= c->reg.last() && c->reg.index <= d->reg.last();
       if (overlap) return "source 2 operand must not partially overlap with dst";
     }
     // gfx950 f8f6f4 MFMAs: cbsz/blgp select the A/B formats, which fix the operand tuple sizes: fp8/bf8 = 8
     // dwords (0, 1), fp6/bf6 = 6 (2, 3), fp4 = 4 (4) (validateMFMA: "wrong register tuple size for cbsz value").
     if (f.mnemonic.find("f8f6f4") != std::string_view::npos) {
-      auto dwords_for = [](std::int64_t fmt) { return fmt <= 1 ? 8u : fmt <= 3 ? 6u : 4u; };
+      // Reserved format codes 5..7 take the fp8 size in llvm-mc-22.
+      auto dwords_for = [](std::int64_t fmt) { return fmt <= 1 || fmt >= 5 ? 8u : fmt <= 3 ? 6u : 4u; };
       const Operand* a = find("src0");
       const Operand* b = find("src1");
       const Operand* cbsz = find("cbsz");
@@ -641,6 +660,12 @@ struct Attempt {
     if (e.kind != TemplateElem::Kind::named) continue;
     Operand v;
     if (auto why = fill_named(t, f, ops[e.op], l, used, v); !why.empty()) { at.why = why; at.col = l.operand_col; at.score += 1; return at; }
+    // A named integer the record does not mark optional must be written (SMEM `_SGPR_IMM` needs `offset:`,
+    // which is how LLVM tells it from the `_SGPR` form).
+    if (!v.present() && ops[e.op].kind == isa::Kind::named_int && !ops[e.op].is_optional()) {
+      at.why = "missing '" + std::string(ops[e.op].prefix) + ":'";
+      return at;
+    }
     at.inst.ops[e.op] = std::move(v);
   }
   for (std::size_t i = 0; i < l.named.size(); ++i)
@@ -716,22 +741,10 @@ struct Attempt {
 
 }  // namespace detail
 
-/// Matches one parsed line that holds an instruction to the best form of the target.
-[[nodiscard]] inline Expected<Inst> match_line(const syntax::Line& l, Target t) {
-  isa::Variant forced;
-  auto cands = detail::candidates(t, l.mnemonic, forced);
-  Loc loc{{}, l.number, l.mnemonic_col, l.id};
-  if (cands.empty()) {
-    // Is it known elsewhere? Then say "not on this target" instead of "unknown".
-    for (Target o : all_targets) {
-      if (o == t) continue;
-      isa::Variant f2;
-      if (!detail::candidates(o, l.mnemonic, f2).empty())
-        return fail(DiagCode::unsupported, "'" + l.mnemonic + "' is not supported on " + std::string(to_string(t)), loc,
-                    l.source, "it exists on " + std::string(to_string(o)));
-    }
-    return fail(DiagCode::unknown_mnemonic, "unknown instruction '" + l.mnemonic + "'", loc, l.source);
-  }
+namespace detail {
+
+/// Tries the candidate forms in order; the first that accepts the line wins, else the closest failure is reported.
+[[nodiscard]] inline Expected<Inst> match_candidates(const syntax::Line& l, Target t, const std::vector<std::size_t>& cands) {
   detail::MatchCtx c{t, &l, {}};
   for (const auto& g : l.groups)
     for (const auto& a : g) c.atoms.push_back(&a);
@@ -767,6 +780,35 @@ struct Attempt {
   }
   Loc eloc{{}, l.number, best.col ? best.col : l.operand_col, l.id};
   return fail(DiagCode::invalid_operand, best.why + " in '" + l.mnemonic + "'", eloc, l.source);
+}
+
+}  // namespace detail
+
+/// Matches one parsed line that holds an instruction to the best form of the target.
+[[nodiscard]] inline Expected<Inst> match_line(const syntax::Line& l, Target t) {
+  isa::Variant forced;
+  auto cands = detail::candidates(t, l.mnemonic, forced);
+  Loc loc{{}, l.number, l.mnemonic_col, l.id};
+  if (cands.empty()) {
+    // Is it known elsewhere? Then say "not on this target" instead of "unknown".
+    for (Target o : all_targets) {
+      if (o == t) continue;
+      isa::Variant f2;
+      if (!detail::candidates(o, l.mnemonic, f2).empty())
+        return fail(DiagCode::unsupported, "'" + l.mnemonic + "' is not supported on " + std::string(to_string(t)), loc,
+                    l.source, "it exists on " + std::string(to_string(o)));
+    }
+    return fail(DiagCode::unknown_mnemonic, "unknown instruction '" + l.mnemonic + "'", loc, l.source);
+  }
+  return detail::match_candidates(l, t, cands);
+}
+
+/// Matches a line against one given form only (a decoder knows the LLVM record; the text alone may be ambiguous,
+/// e.g. LLVM disassembles V_NOP_e64 as `v_nop`).
+[[nodiscard]] inline Expected<Inst> match_line_as(const syntax::Line& l, Target t, std::size_t form_index) {
+  if (form_index >= isa::forms(t).size())
+    return fail(DiagCode::internal, "form index out of range", Loc{{}, l.number, l.mnemonic_col, l.id}, l.source);
+  return detail::match_candidates(l, t, {form_index});
 }
 
 /// Parses a single instruction line (no labels or directives expected).

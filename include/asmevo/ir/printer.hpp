@@ -36,18 +36,20 @@ inline std::string real_text(double d) {
   return s;
 }
 
-inline std::string with_mods(std::string s, std::uint8_t mods) {
+/// Source modifiers around an operand. On a constant, a lone neg is written `neg(c)`: `-c` would be read back
+/// as a negative constant (another inline code), not as the neg modifier. `-|c|` is read as neg+abs.
+inline std::string with_mods(std::string s, std::uint8_t mods, bool constant = false) {
   if (mods & src_sext) s = "sext(" + s + ")";
   if (mods & src_abs) s = "|" + s + "|";
-  if (mods & src_neg) s = "-" + s;
+  if (mods & src_neg) s = constant && !(mods & src_abs) ? "neg(" + s + ")" : "-" + s;
   return s;
 }
 
 inline std::string value_text(const Operand& o) {
   switch (o.kind) {
     case Operand::Kind::reg: return with_mods(to_string(o.reg), o.mods);
-    case Operand::Kind::imm: return with_mods(int_text(o.imm), o.mods);
-    case Operand::Kind::real: return with_mods(real_text(o.real), o.mods);
+    case Operand::Kind::imm: return with_mods(int_text(o.imm), o.mods, true);
+    case Operand::Kind::real: return with_mods(real_text(o.real), o.mods, true);
     case Operand::Kind::expr:
     case Operand::Kind::text: return o.text;
     default: return {};
@@ -151,7 +153,13 @@ inline std::string positional_text(Target t, const isa::OperandInfo& op, const O
   const auto& f = isa::forms(in.target)[in.form];
   const auto& tp = detail::templates(in.target)[in.form];
   std::string s(tp.mnemonic_text);
-  switch (f.suffix) {
+  // LLVM prints the encoding suffix through the vdst printer (printVOPDst); forms without a vdst (v_nop_e64,
+  // v_clrexcp_sdwa) need it spelled out too, or the assembler would pick the e32 form.
+  isa::Variant suffix = f.suffix;
+  if (suffix == isa::Variant::none && f.has(isa::prop::has_e32) &&
+      (f.variant == isa::Variant::e64 || f.variant == isa::Variant::sdwa || f.variant == isa::Variant::dpp))
+    suffix = f.variant;
+  switch (suffix) {
     case isa::Variant::e32: s += "_e32"; break;
     case isa::Variant::e64: s += "_e64"; break;
     case isa::Variant::sdwa: s += "_sdwa"; break;

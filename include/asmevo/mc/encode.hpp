@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/ir/constants.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/mc/llvm_mc.hpp"
@@ -18,6 +19,11 @@ struct DecodedInst {
   std::uint64_t offset = 0;  ///< byte offset in the input
   std::uint32_t size = 0;    ///< bytes it occupies
   Inst inst;
+  /// True when printing `inst` and assembling it gives back exactly the input bytes. False only where LLVM's
+  /// disassembly loses bits that asmevo cannot restore (e.g. reserved bits of gfx950's scaled MFMA prefix);
+  /// `note` then says so.
+  bool exact = true;
+  std::string note;
 };
 
 /// The IR's bridge to LLVM MC for one target. The IR is printed in LLVM's syntax and assembled by LLVM's
@@ -80,13 +86,24 @@ class Encoder {
   }
 
   /// Decodes a run of instructions. Stops with a Diag at the first word the disassembler rejects.
+  ///
+  /// LLVM's disassembler names the record it decoded; the text it prints is read with that record only, so
+  /// ambiguous text (`v_nop` for V_NOP_e64) keeps its encoding. Every result is re-encoded and compared with
+  /// the input; fields whose value LLVM's text does not carry (spare s_waitcnt bits, a 16-bit literal's upper
+  /// half, ds_swizzle offsets printed as swizzle macros) are restored from the bytes.
   [[nodiscard]] Expected<std::vector<DecodedInst>> decode(std::span<const std::uint8_t> bytes, std::uint64_t address = 0) {
     auto d = ctx_->disassemble(bytes, address);
     if (!d) return unexpected(std::move(d).error());
     std::vector<DecodedInst> out;
     out.reserve(d->size());
+    const auto all = isa::forms(t_);
     for (const auto& x : *d) {
-      auto in = parse_inst(x.text, t_);
+      auto line = ::asmevo::detail::parse_line(x.text, 1);
+      Expected<Inst> in = line ? Expected<Inst>(fail(DiagCode::internal, "unset")) : unexpected(line.error());
+      if (line) {
+        if (const isa::FormInfo* f = isa::find_form(t_, x.opcode_name)) in = match_line_as(*line, t_, static_cast<std::size_t>(f - all.data()));
+        if (!in) in = match_line(*line, t_);
+      }
       if (!in) {
         auto e = std::move(in).error();
         e.code = DiagCode::decode_error;
@@ -94,13 +111,58 @@ class Encoder {
                     " but cannot read it back: " + e.message;
         return unexpected(std::move(e));
       }
-      out.push_back(DecodedInst{x.offset, x.size, std::move(*in)});
+      DecodedInst di{x.offset, x.size, std::move(*in), true, {}};
+      const std::span<const std::uint8_t> mine = bytes.subspan(x.offset, x.size);
+      if (!reencodes_to(di.inst, mine)) {
+        restore_fields(di.inst, mine);
+        if (!reencodes_to(di.inst, mine)) {
+          di.exact = false;
+          di.note = "LLVM's disassembly of these bytes does not re-encode to them";
+        }
+      }
+      out.push_back(std::move(di));
     }
     return out;
   }
 
  private:
   Encoder(Target t, std::unique_ptr<Context> c) : t_(t), ctx_(std::move(c)) {}
+
+  [[nodiscard]] bool reencodes_to(const Inst& in, std::span<const std::uint8_t> want) {
+    auto b = ctx_->encode_line(print_inst(in));
+    return b && b->size() == want.size() && std::equal(b->begin(), b->end(), want.begin());
+  }
+
+  /// Puts back the raw field values that LLVM's printed text does not carry. Field positions: SOPP simm16 is
+  /// bits 15:0 of the word; DS offset (offset0/offset1) is bits 15:0 (7:0, 15:8); a literal is the dword after
+  /// the instruction word (MI300 ISA guide, chapter 12 "Instruction formats").
+  void restore_fields(Inst& in, std::span<const std::uint8_t> b) {
+    const auto& f = isa::forms(t_)[in.form];
+    const auto ops = isa::operands(f);
+    const auto u16 = [&](std::size_t at) { return static_cast<std::int64_t>(b[at] | (b[at + 1] << 8)); };
+    for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
+      Operand& o = in.ops[k];
+      switch (ops[k].kind) {
+        case isa::Kind::waitcnt:
+          if (b.size() >= 2) o = Operand::make_imm(u16(0));
+          break;
+        case isa::Kind::swizzle:
+          if (f.format == isa::Format::DS && b.size() >= 2) o = Operand::make_imm(u16(0));
+          break;
+        case isa::Kind::src:
+          // A literal in a 16-bit operand: LLVM prints the low half only (0x8000 for 0xffff8000).
+          if ((o.kind == Operand::Kind::imm || o.kind == Operand::Kind::real) && b.size() == f.size + 4u) {
+            const std::uint32_t lit = b[f.size] | (b[f.size + 1] << 8) | (b[f.size + 2] << 16) | (static_cast<std::uint32_t>(b[f.size + 3]) << 24);
+            const auto as_signed = static_cast<std::int64_t>(static_cast<std::int32_t>(lit));
+            if (value_bits(ops[k].type) == 16 && o.kind == Operand::Kind::imm && (o.imm & 0xffff) == (lit & 0xffff))
+              o.imm = as_signed;
+          }
+          break;
+        default: break;
+      }
+    }
+  }
+
   Target t_;
   std::unique_ptr<Context> ctx_;
 };

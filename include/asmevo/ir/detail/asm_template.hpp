@@ -68,7 +68,6 @@ struct Template {
     return -1;
   };
   bool comma = false, space = false;
-  bool saw_positional = false;
   while (i < s.size()) {
     char c = s[i];
     if (c == ',') { comma = true; ++i; continue; }
@@ -91,7 +90,6 @@ struct Template {
           const bool named = is_named_kind(ops[k].kind);
           t.elems.push_back({named ? TemplateElem::Kind::named : TemplateElem::Kind::operand,
                              static_cast<std::uint8_t>(k), {}, comma});
-          if (!named) saw_positional = true;
         }
       }
       comma = space = false;
@@ -100,10 +98,10 @@ struct Template {
     std::size_t b = i;
     while (i < s.size() && s[i] != ',' && s[i] != ' ' && s[i] != '$' && s[i] != '\t') ++i;
     std::string_view w = s.substr(b, i - b);
-    // A word after a comma (or the first word) is positional; after a plain space it is a keyword flag.
-    const bool positional = comma || !saw_positional;
+    // A word after a comma, or directly after the mnemonic, is positional (`off`, `vcc`); after a plain space
+    // following anything else it is a keyword flag (`offen`, ds_gws's `$offset gds`).
+    const bool positional = comma || t.elems.empty();
     t.elems.push_back({positional ? TemplateElem::Kind::word : TemplateElem::Kind::keyword, 0, w, comma});
-    if (positional) saw_positional = true;
     comma = space = false;
   }
   for (const auto& e : t.elems)

@@ -59,6 +59,11 @@ class OperandReader {
       // A group: an operand, then any number of further atoms (e.g. `off`) or named modifiers.
       bool first = true;
       while (!eof() && peek() != ',') {
+        if (!first && peek() == '&') {  // `vmcnt(0) & lgkmcnt(0)`: LLVM's s_waitcnt separator
+          ++i_;
+          skip_ws();
+          continue;
+        }
         if ((!first && starts_named() && !starts_register()) || (first && starts_named_with_value())) {
           auto n = read_named();
           if (!n) return unexpected(std::move(n).error());
@@ -84,6 +89,7 @@ class OperandReader {
  private:
   std::string_view s_;
   std::size_t i_ = 0;
+  bool in_abs_ = false;  ///< inside `|...|`: a '|' closes the bars instead of being OR
   std::uint32_t base_;
   std::uint32_t line_;
   const std::string& src_;
@@ -229,6 +235,7 @@ class OperandReader {
   std::string_view peek_op() const {
     char c = peek();
     if ((c == '<' && peek(1) == '<') || (c == '>' && peek(1) == '>')) return s_.substr(i_, 2);
+    if (c == '|' && in_abs_) return {};
     if (c == '|' || c == '^' || c == '&' || c == '+' || c == '-' || c == '*' || c == '/' || c == '%') return s_.substr(i_, 1);
     return {};
   }
@@ -336,7 +343,10 @@ class OperandReader {
     if (peek() == '|') {
       ++i_;
       skip_ws();
+      const bool outer = in_abs_;
+      in_abs_ = true;
       auto in = read_atom();
+      in_abs_ = outer;
       if (!in) return in;
       skip_ws();
       if (peek() != '|') return err("missing closing '|' of absolute value");
@@ -414,7 +424,8 @@ class OperandReader {
     if (std::isdigit(static_cast<unsigned char>(peek())) || peek() == '-' || peek() == '~' || peek() == '(' || peek() == '+') {
       std::size_t save = i_;
       auto v = read_int_expr();
-      if (v && (eof() || peek() == ',' || std::isspace(static_cast<unsigned char>(peek())))) {
+      if (!v && v.error().message.rfind("division by zero", 0) == 0) return unexpected(std::move(v).error());
+      if (v && (eof() || peek() == ',' || std::isspace(static_cast<unsigned char>(peek())) || (in_abs_ && peek() == '|'))) {
         a.kind = syntax::Atom::Kind::integer;
         a.value = *v;
         a.text = std::string(s_.substr(b, i_ - b));

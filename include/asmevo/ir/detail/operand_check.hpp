@@ -36,6 +36,8 @@ enum class Rule : std::uint8_t {
   glc_required,       ///< a returning atomic needs glc (sc0 on gfx940+)
   glc_forbidden,      ///< a non-returning form does not take glc (sc0)
   constant_bus,       ///< gfx9 VALU reads at most one SGPR or literal over the constant bus
+  mfma_overlap,       ///< an MFMA's src2 partially overlaps a vdst wider than 4 dwords (LLVM validateMFMA)
+  f8f6f4_width,       ///< gfx950 f8f6f4 MFMA: src0/src1 tuple size does not match the cbsz/blgp format
 };
 
 /// The run-time wording of a rule (the Diag message adds the instruction, the operand and the value).
@@ -60,6 +62,8 @@ enum class Rule : std::uint8_t {
     case Rule::glc_required: return "a returning atomic needs glc (sc0 on gfx940+)";
     case Rule::glc_forbidden: return "this form does not return (no glc / sc0)";
     case Rule::constant_bus: return "violates the constant bus limit (gfx9 VALU reads at most one SGPR or literal)";
+    case Rule::mfma_overlap: return "source 2 operand must not partially overlap with dst";
+    case Rule::f8f6f4_width: return "wrong register tuple size for the cbsz/blgp format";
   }
   return "?";
 }
@@ -150,7 +154,7 @@ struct PosTemplate {
   std::array<PosElem, 12> elems{};
   std::uint8_t count = 0;
   std::uint8_t required = 0;  ///< elements before the first optional operand (all later ones are optional)
-  std::array<std::string_view, 4> keywords{};  ///< words after a space that select the form: offen, idxen, lds, gds
+  std::array<std::string_view, 4> keywords{};  ///< words that select the form: offen, idxen, lds, gds
   std::uint8_t keyword_count = 0;
   bool vcc_first = false;
   bool vcc_last = false;
@@ -208,11 +212,14 @@ struct PosTemplate {
     }
     const std::size_t b = i;
     while (i < s.size() && s[i] != ',' && s[i] != ' ' && s[i] != '$' && s[i] != '\t') ++i;
-    if (comma || !saw_positional) {
-      push(PosElem{true, 0, s.substr(b, i - b)}, false);
+    const std::string_view w = s.substr(b, i - b);
+    // `off` and `vcc` stand for an operand; other words (ds_gws_* `gds`) only select the form: keywords here,
+    // although make_template reads a leading one as positional.
+    if ((comma || !saw_positional) && (w == "off" || w == "vcc")) {
+      push(PosElem{true, 0, w}, false);
       saw_positional = true;
     } else if (t.keyword_count < t.keywords.size()) {
-      t.keywords[t.keyword_count++] = s.substr(b, i - b);
+      t.keywords[t.keyword_count++] = w;
     }
     comma = false;
   }
