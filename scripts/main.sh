@@ -9,8 +9,11 @@ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" --parallel "$(nproc)" --target asmevo example_kernels
 asmevo="$build/tools/asmevo/asmevo"
 s="$build/examples/kernels/vec_add.gfx942.s"
-echo "== asmevo fmt $s --mcpu gfx942 (first 40 lines)"
+echo "== asmevo fmt $s --mcpu gfx942 (first 40 lines of $build/vec_add.fmt.s)"
 "$asmevo" fmt "$s" --mcpu gfx942 -o "$build/vec_add.fmt.s"
-head -n 40 "$build/vec_add.fmt.s"
-echo "== asmevo encode (bytes per instruction, first 30)"
-"$asmevo" encode "$build/vec_add.fmt.s" --mcpu gfx942 | head -n 30
+sed -n '1,40p' "$build/vec_add.fmt.s"
+echo "== asmevo encode (bytes per instruction, first 30 of $build/vec_add.encode.txt)"
+# Written to a file first: piping into head would end the encoder with SIGPIPE under pipefail.
+"$asmevo" encode "$build/vec_add.fmt.s" --mcpu gfx942 > "$build/vec_add.encode.txt"
+sed -n '1,30p' "$build/vec_add.encode.txt"
+echo "== $(grep -c ' ; i' "$build/vec_add.encode.txt") instructions encoded through LLVM MC 22"

@@ -202,24 +202,28 @@ int cmd_encode(int argc, char** argv) {
   if (!p) return rc;
   auto enc = mc::Encoder::create(*t);
   if (!enc) return report(enc.error());
-  auto bytes = (*enc)->encode(*p);
-  if (!bytes) return report(bytes.error());
+  auto bytes = (*enc)->encode_placed(*p);
+  if (!bytes) {
+    auto d = std::move(bytes).error();
+    if (d.loc.file.empty()) d.loc.file = a.pos[0];
+    return report(d);
+  }
   const bool json = a.opt.count("--json") != 0;
   if (json) std::cout << "[\n";
-  std::size_t k = 0, offset = 0;
+  std::size_t k = 0;
   for (const auto& it : p->items) {
     if (it.kind != Item::Kind::inst) continue;
-    const auto& b = (*bytes)[k];
+    const auto& b = (*bytes)[k].bytes;
+    const std::uint64_t offset = (*bytes)[k].offset;
     const std::string text = print_inst(it.inst);
     if (json) {
       std::cout << (k ? ",\n" : "") << "  {\"id\": \"i" << it.inst.id.value << "\", \"offset\": " << offset
                 << ", \"text\": \"" << json_escape(text) << "\", \"bytes\": [" << json_bytes(b) << "]}";
     } else {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%06zx: ", offset);
+      std::snprintf(buf, sizeof buf, "%06llx: ", static_cast<unsigned long long>(offset));
       std::cout << buf << text << " ; i" << it.inst.id.value << " [" << hex_bytes(b) << "]\n";
     }
-    offset += b.size();
     ++k;
   }
   if (json) std::cout << "\n]\n";

@@ -1,6 +1,7 @@
 // Encode IR instructions and programs to bytes, and decode bytes to IR, through LLVM MC 22 in-process.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -51,37 +52,74 @@ class Encoder {
     return r;
   }
 
-  /// Bytes of every instruction of a program, in program order. Labels are kept so that branches inside
-  /// the program resolve; other directives and descriptor blocks do not take part.
-  [[nodiscard]] Expected<std::vector<std::vector<std::uint8_t>>> encode(const Program& p) {
+  /// One instruction's encoding inside a program.
+  struct Placed {
+    std::vector<std::uint8_t> bytes;
+    std::uint64_t offset = 0;  ///< byte offset in its section, after alignment and data directives
+  };
+
+  /// Bytes of every instruction of a program, in program order. The whole program is printed and assembled,
+  /// directives included, so symbols (`.set`), alignment and data between instructions take part exactly as
+  /// they do for llvm-mc. An error names the instruction's id and its line in the program's source.
+  [[nodiscard]] Expected<std::vector<Placed>> encode_placed(const Program& p) {
+    PrintOptions po;
+    po.ids = false;
+    po.comments = false;
     std::string text;
-    std::vector<std::uint32_t> line_of;  // generated line of each instruction
-    std::vector<InstId> ids;
+    std::vector<std::uint32_t> line_of;  // printed line of each instruction
+    std::vector<const Item*> items;
     std::uint32_t line = 0;
     for (const auto& it : p.items) {
-      if (it.kind == Item::Kind::label) {
-        text += it.name + ":\n";
-        ++line;
-      } else if (it.kind == Item::Kind::inst) {
-        text += print_inst(it.inst) + "\n";
-        line_of.push_back(++line);
-        ids.push_back(it.inst.id);
+      Program one;
+      one.target = p.target;
+      one.items.push_back(it);
+      const std::string chunk = print_program(one, po);
+      const auto n = static_cast<std::uint32_t>(std::count(chunk.begin(), chunk.end(), '\n'));
+      if (it.kind == Item::Kind::inst) {
+        line_of.push_back(line + 1);
+        items.push_back(&it);
       }
+      text += chunk;
+      line += n;
     }
     auto r = ctx_->assemble_all(text, p.file);
-    if (!r.errors.empty()) {
-      auto d = r.errors.front();
-      if (d.loc.line >= 1)
-        for (std::size_t k = 0; k < line_of.size(); ++k)
-          if (line_of[k] == d.loc.line) d.loc.inst_id = ids[k].value;
-      return unexpected(std::move(d));
+    auto locate = [&](Diag d) {
+      for (std::size_t k = 0; k < line_of.size(); ++k)
+        if (line_of[k] == d.loc.line) {
+          d.loc.inst_id = items[k]->inst.id.value;
+          d.loc.line = items[k]->line;
+          d.loc.col = 0;
+          d.text = print_inst(items[k]->inst);
+          return d;
+        }
+      d.message += " (in the printed program, line " + std::to_string(d.loc.line) + ")";
+      d.loc.line = 0;
+      d.loc.col = 0;
+      return d;
+    };
+    if (!r.errors.empty()) return unexpected(locate(r.errors.front()));
+    std::vector<Placed> out(line_of.size());
+    std::vector<bool> seen(line_of.size(), false);
+    for (auto& e : r.instructions) {
+      const auto k = std::lower_bound(line_of.begin(), line_of.end(), e.line) - line_of.begin();
+      if (static_cast<std::size_t>(k) >= line_of.size() || line_of[static_cast<std::size_t>(k)] != e.line || seen[static_cast<std::size_t>(k)])
+        return fail(DiagCode::internal, "LLVM produced an instruction on printed line " + std::to_string(e.line) +
+                                            " that is not one of the program's instructions");
+      seen[static_cast<std::size_t>(k)] = true;
+      out[static_cast<std::size_t>(k)] = Placed{std::move(e.bytes), e.offset};
     }
-    if (r.instructions.size() != line_of.size())
-      return fail(DiagCode::internal, "LLVM produced " + std::to_string(r.instructions.size()) + " instructions for " +
-                                          std::to_string(line_of.size()));
+    for (std::size_t k = 0; k < seen.size(); ++k)
+      if (!seen[k]) return fail(DiagCode::internal, "LLVM produced no bytes for an instruction", Loc{p.file, items[k]->line, 0, items[k]->inst.id.value});
+    return out;
+  }
+
+  /// Bytes of every instruction of a program, in program order (see encode_placed).
+  [[nodiscard]] Expected<std::vector<std::vector<std::uint8_t>>> encode(const Program& p) {
+    auto r = encode_placed(p);
+    if (!r) return unexpected(std::move(r).error());
     std::vector<std::vector<std::uint8_t>> out;
-    out.reserve(line_of.size());
-    for (auto& e : r.instructions) out.push_back(std::move(e.bytes));
+    out.reserve(r->size());
+    for (auto& x : *r) out.push_back(std::move(x.bytes));
     return out;
   }
 

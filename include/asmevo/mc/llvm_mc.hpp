@@ -48,6 +48,7 @@ namespace asmevo::mc {
 struct Encoded {
   std::uint32_t line = 0;
   std::vector<std::uint8_t> bytes;  ///< little-endian; 4 or 8 bytes, 16 for gfx950 v_mfma_scale_* (VOP3PX2)
+  std::uint64_t offset = 0;         ///< byte offset in its section after layout (alignment and data included)
 };
 
 /// One disassembled instruction.
@@ -196,7 +197,10 @@ class Context {
                                             Loc{std::string(file_name), line, 0, {}}));
         continue;
       }
-      report.instructions.push_back(Encoded{line, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
+      // MCAssembler::getFragmentOffset is the fragment's final offset in its section once layout has run.
+      const std::uint64_t off =
+          streamer.getAssembler().getFragmentOffset(*p.frag) + (p.in_var ? p.frag->getFixedSize() : p.offset);
+      report.instructions.push_back(Encoded{line, std::vector<std::uint8_t>(bytes.begin(), bytes.end()), off});
     }
     // Source order: layout errors (fixups) arrive after all parse errors; the first error a caller
     // sees should be the first in the text. Errors without a line, or from another buffer, go last.
