@@ -54,16 +54,18 @@ Args parse_args(int argc, char** argv, std::initializer_list<std::string_view> w
     if (s.size() > 1 && s[0] == '-' && !(s.size() > 1 && std::isxdigit(static_cast<unsigned char>(s[1])) && s[1] != '-')) {
       std::string key(s);
       std::string val;
+      bool has_eq = false;
       if (auto eq = key.find('='); eq != std::string::npos) {
         val = key.substr(eq + 1);
         key = key.substr(0, eq);
+        has_eq = true;
       }
       bool takes = false, known = false;
       for (auto w : with_value) takes = takes || key == w, known = known || key == w;
       for (auto f : flags) known = known || key == f;
       if (!known) { a.errors.push_back("unknown option '" + key + "'"); continue; }
       if (takes && val.empty()) {
-        if (i + 1 >= argc) { a.errors.push_back("option '" + key + "' needs a value"); continue; }
+        if (has_eq || i + 1 >= argc) { a.errors.push_back("option '" + key + "' needs a value"); continue; }
         val = argv[++i];
       }
       a.opt[key] = takes ? val : "1";
@@ -159,6 +161,23 @@ std::optional<Program> load_program(const std::string& path, Target t, const std
       return {};
     }
     *text = pp.out.text();
+    auto res = parse_program_all(*text, t, path);
+    // Point every problem at the line the user wrote (file:line, and the macro/include chain as a hint).
+    for (auto& d : res.diags) {
+      if (d.loc.line == 0 || d.loc.line > pp.out.lines.size()) continue;
+      const auto& o = pp.out.lines[d.loc.line - 1].origin;
+      if (!o.chain.empty()) d.hint = (d.hint.empty() ? "" : d.hint + "; ") + "expanded at " + o.str();
+      d.loc.file = o.file;
+      d.loc.line = o.line;
+      d.loc.col = 0;  // columns refer to the expanded text
+    }
+    if (!res.diags.empty()) {
+      for (const auto& d : res.diags) std::cerr << d.str() << "\n";
+      std::cerr << "asmevo: " << res.diags.size() << " error(s) in " << path << "\n";
+      rc = exit_bad_input;
+      return {};
+    }
+    return std::move(res.program);
   }
   auto res = parse_program_all(*text, t, path);
   if (!res.diags.empty()) {
@@ -270,9 +289,7 @@ int cmd_decode(int argc, char** argv) {
   return exit_ok;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << usage_text;
     return exit_bad_input;
@@ -286,4 +303,19 @@ int main(int argc, char** argv) {
   if (verb == "encode") return cmd_encode(argc, argv);
   if (verb == "decode") return cmd_decode(argc, argv);
   return usage_error("unknown verb '" + std::string(verb) + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The library reports errors as values; anything thrown here (std::bad_alloc, a broken invariant in a
+  // standard container) is an internal error: exit 3 with a message, never an abort.
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "asmevo: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "asmevo: internal error\n";
+  }
+  return 3;
 }

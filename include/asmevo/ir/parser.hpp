@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include "asmevo/ir/constants.hpp"
 #include "asmevo/ir/detail/asm_template.hpp"
+#include "asmevo/ir/detail/operand_check.hpp"
 #include "asmevo/ir/detail/line_parser.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
@@ -22,35 +24,8 @@ namespace asmevo {
 
 namespace detail {
 
-/// reg:: bit of a register (for matching against OperandInfo::regs).
-[[nodiscard]] inline std::uint32_t reg_bit(const Reg& r) noexcept {
-  using namespace isa::reg;
-  switch (r.file) {
-    case RegFile::sgpr: return sgpr;
-    case RegFile::vgpr: return vgpr;
-    case RegFile::agpr: return agpr;
-    case RegFile::ttmp: return ttmp;
-    case RegFile::special: break;
-  }
-  switch (r.index) {
-    case special::vcc_lo: case special::vcc_hi: return vcc;
-    case special::exec_lo: case special::exec_hi: return exec;
-    case special::m0: return m0;
-    case special::flat_scratch_lo: case special::flat_scratch_hi: return flat_scratch;
-    case special::xnack_mask_lo: case special::xnack_mask_hi: return xnack_mask;
-    case special::src_shared_base: return src_shared_base;
-    case special::src_shared_limit: return src_shared_limit;
-    case special::src_private_base: return src_private_base;
-    case special::src_private_limit: return src_private_limit;
-    case special::src_pops_exiting_wave_id: return src_pops_exiting_wave_id;
-    case special::src_execz: return src_execz;
-    case special::src_vccz: return src_vccz;
-    case special::src_scc: return src_scc;
-    case special::src_lds_direct: return lds_direct;
-    case special::scc: return scc;
-    default: return 0;
-  }
-}
+/// reg:: bit of a register (for matching against OperandInfo::regs); one table for parser and builders.
+[[nodiscard]] inline std::uint32_t reg_bit(const Reg& r) noexcept { return reg_file_bit(r.file, r.index); }
 
 /// Why a register does not fit an operand slot; empty if it fits.
 [[nodiscard]] inline std::string reg_mismatch(Target t, const Reg& r, const isa::OperandInfo& op) {
@@ -256,6 +231,7 @@ struct Attempt {
         return {};
       }
       if (a.kind == AK::real) {
+        if (!std::isfinite(a.real)) return "floating-point constant out of range";
         const bool inl = is_inline_real(a.real, op.type);
         if (inl ? !(inl_ok || lit_ok) : !lit_ok) return inl ? "constants are not allowed here" : "a literal constant is not allowed here";
         out = Operand::make_real(a.real, mods);
@@ -271,17 +247,39 @@ struct Attempt {
     case K::imm:
     case K::endpgm_imm:
       if (a.mods) return "modifiers are not allowed here";
-      if (a.kind == AK::integer) { out = Operand::make_imm(a.value); out.hex = a.hex; return {}; }
+      if (a.kind == AK::integer) {
+        // 16-bit SOPP/SOPK immediates (i16imm, u16imm ...), written signed or unsigned. Some SOPP operands are
+        // i32imm (s_sethalt): LLVM takes wider values there, and so does asmevo.
+        if ((f.format == isa::Format::SOPP || f.format == isa::Format::SOPK) && op.cls.find("16") != std::string_view::npos &&
+            (a.value < -32768 || a.value > 0xffff))
+          return "immediate does not fit 16 bits";
+        out = Operand::make_imm(a.value);
+        out.hex = a.hex;
+        return {};
+      }
       if (a.kind == AK::expr || a.kind == AK::word) { out = Operand::make_expr(a.text); return {}; }
       return "expected an integer";
     case K::kimm:
       if (a.mods) return "modifiers are not allowed here";
-      if (a.kind == AK::integer) { out = Operand::make_imm(a.value); out.hex = a.hex; return {}; }
-      if (a.kind == AK::real) { out = Operand::make_real(a.real); return {}; }
+      if (a.kind == AK::integer) {
+        if (a.value > 0xffffffffll || a.value < -0x80000000ll) return "constant does not fit 32 bits";
+        out = Operand::make_imm(a.value);
+        out.hex = a.hex;
+        return {};
+      }
+      if (a.kind == AK::real) {
+        if (!std::isfinite(a.real)) return "floating-point constant out of range";
+        out = Operand::make_real(a.real);
+        return {};
+      }
       if (a.kind == AK::expr || a.kind == AK::word) { out = Operand::make_expr(a.text); return {}; }
       return "expected a constant";
     case K::label:
-      if (a.kind == AK::integer) { out = Operand::make_imm(a.value); return {}; }
+      if (a.kind == AK::integer) {
+        if (a.value < -32768 || a.value > 0xffff) return "branch offset does not fit 16 bits";
+        out = Operand::make_imm(a.value);
+        return {};
+      }
       if (a.kind == AK::expr || a.kind == AK::word) { out = Operand::make_expr(a.text); return {}; }
       return "expected a label";
     case K::hwreg:

@@ -1,6 +1,7 @@
 // Diag and Expected<T>: the one error type of asmevo's public API (no exceptions cross it).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +48,25 @@ struct Loc {
   std::optional<std::uint32_t> inst_id;
 };
 
+/// `t` as one terminal-safe line: control and non-ASCII bytes as \xNN, cut after 200 characters.
+[[nodiscard]] inline std::string printable(std::string_view t) {
+  std::string r;
+  constexpr std::size_t max = 200;
+  for (std::size_t i = 0; i < t.size() && r.size() < max; ++i) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    if (c == '\t' || (c >= 0x20 && c < 0x7f)) {
+      r += static_cast<char>(c);
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      r += "\\x";
+      r += hex[c >> 4];
+      r += hex[c & 15];
+    }
+  }
+  if (r.size() >= max) r += "...";
+  return r;
+}
+
 /// One problem: a code, a location, the offending text, a message in the user's terms, a hint.
 struct Diag {
   DiagCode code = DiagCode::internal;
@@ -67,7 +87,7 @@ struct Diag {
     s += "error: ";
     s += message;
     if (loc.inst_id) s += " [i" + std::to_string(*loc.inst_id) + "]";
-    if (!text.empty()) s += "\n  " + text;
+    if (!text.empty()) s += "\n  " + printable(text);
     if (!hint.empty()) s += "\n  hint: " + hint;
     return s;
   }
@@ -99,17 +119,19 @@ class [[nodiscard]] Expected {
   [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return has_value(); }
 
-  T& value() & { return std::get<0>(v_); }
-  const T& value() const& { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
+  // Reading the value of an error is a broken invariant: it asserts (and is undefined without assertions);
+  // nothing is thrown across the API.
+  T& value() & { assert(has_value()); return *std::get_if<0>(&v_); }
+  const T& value() const& { assert(has_value()); return *std::get_if<0>(&v_); }
+  T&& value() && { assert(has_value()); return std::move(*std::get_if<0>(&v_)); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const Diag& error() const& { return std::get<1>(v_); }
-  Diag&& error() && { return std::get<1>(std::move(v_)); }
+  const Diag& error() const& { assert(!has_value()); return *std::get_if<1>(&v_); }
+  Diag&& error() && { assert(!has_value()); return std::move(*std::get_if<1>(&v_)); }
 
  private:
   std::variant<T, Diag> v_;

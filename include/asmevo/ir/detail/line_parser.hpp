@@ -380,6 +380,7 @@ class OperandReader {
         const char* first = s_.data() + i_;
         char* endp = nullptr;
         std::string tmp(s_.substr(i_, 64));
+        // strtod is locale-dependent; asmevo never changes the C locale (LC_NUMERIC stays "C").
         double d = std::strtod(tmp.c_str(), &endp);
         std::size_t n = static_cast<std::size_t>(endp - tmp.c_str());
         (void)first;
@@ -424,7 +425,9 @@ class OperandReader {
     if (std::isdigit(static_cast<unsigned char>(peek())) || peek() == '-' || peek() == '~' || peek() == '(' || peek() == '+') {
       std::size_t save = i_;
       auto v = read_int_expr();
-      if (!v && v.error().message.rfind("division by zero", 0) == 0) return unexpected(std::move(v).error());
+      // A number that does not read (`0x`, too many digits) or divides by zero is an error, not a symbol.
+      if (!v && (v.error().message.rfind("division by zero", 0) == 0 || v.error().message.rfind("malformed number", 0) == 0))
+        return unexpected(std::move(v).error());
       if (v && (eof() || peek() == ',' || std::isspace(static_cast<unsigned char>(peek())) || (in_abs_ && peek() == '|'))) {
         a.kind = syntax::Atom::Kind::integer;
         a.value = *v;
@@ -463,6 +466,8 @@ class OperandReader {
     for (char c : s_.substr(b, i_ - b))
       if (!std::isspace(static_cast<unsigned char>(c))) t += c;
     if (t.empty()) return err("expected an operand");
+    if (std::string_view("+-*/|&^<>%(~").find(t.back()) != std::string_view::npos)
+      return err("incomplete expression '" + t + "'");
     bool word = true;
     for (char c : t) word = word && is_ident_char(c);
     a.kind = word && t.find('@') == std::string::npos && t.front() != '.' ? syntax::Atom::Kind::word : syntax::Atom::Kind::expr;
@@ -538,9 +543,10 @@ class OperandReader {
     if (cm.size() >= 2 && cm[0] == 'i' && std::isdigit(static_cast<unsigned char>(cm[1]))) {
       std::size_t j = 1;
       while (j < cm.size() && std::isdigit(static_cast<unsigned char>(cm[j]))) ++j;
-      if (j == cm.size() || cm[j] == ' ') {
-        std::uint32_t id = 0;
-        std::from_chars(cm.data() + 1, cm.data() + j, id);
+      std::uint32_t id = 0;
+      auto [idp, idec] = std::from_chars(cm.data() + 1, cm.data() + j, id);
+      // Ids past 2^31 are not ours (a fresh id must always exist above the largest one).
+      if ((j == cm.size() || cm[j] == ' ') && idec == std::errc{} && idp == cm.data() + j && id < 0x80000000u) {
         l.id = id;
         l.comment = std::string(trim(cm.substr(j)));
       }

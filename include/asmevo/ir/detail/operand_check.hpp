@@ -68,7 +68,7 @@ enum class Rule : std::uint8_t {
   return "?";
 }
 
-/// reg:: bit of a register, as parser.hpp's reg_bit, usable in constant expressions.
+/// reg:: bit of a register of `file` at `index` (special registers by hardware code); usable in constant expressions.
 [[nodiscard]] constexpr std::uint32_t reg_file_bit(RegFile file, unsigned index) noexcept {
   using namespace isa::reg;
   switch (file) {
