@@ -55,6 +55,9 @@ struct MatchCtx {
   Target target;
   const syntax::Line* line;
   std::vector<const syntax::Atom*> atoms;  ///< flattened positional atoms
+  /// Apply the assembler's usage rules (validate_rules, constant bus). A decoder turns them off: bytes that
+  /// exist are described as they are, even where LLVM's assembler would refuse to produce them.
+  bool usage_rules = true;
 };
 
 /// Numeric value of an integer-like named modifier, with symbolic spellings of SDWA selects.
@@ -676,6 +679,10 @@ struct Attempt {
   for (std::size_t k = 0; k < ops.size(); ++k)
     if (!ops[k].is_printed() && ops[k].tied >= 0 && static_cast<std::size_t>(ops[k].tied) < ops.size())
       at.inst.ops[k] = at.inst.ops[static_cast<std::size_t>(ops[k].tied)];
+  if (!c.usage_rules) {
+    at.ok = true;
+    return at;
+  }
   if (auto why = validate_rules(t, f, at.inst); !why.empty()) {
     at.why = why;
     at.score += 1;
@@ -742,8 +749,9 @@ struct Attempt {
 namespace detail {
 
 /// Tries the candidate forms in order; the first that accepts the line wins, else the closest failure is reported.
-[[nodiscard]] inline Expected<Inst> match_candidates(const syntax::Line& l, Target t, const std::vector<std::size_t>& cands) {
-  detail::MatchCtx c{t, &l, {}};
+[[nodiscard]] inline Expected<Inst> match_candidates(const syntax::Line& l, Target t, const std::vector<std::size_t>& cands,
+                                                    bool usage_rules = true) {
+  detail::MatchCtx c{t, &l, {}, usage_rules};
   for (const auto& g : l.groups)
     for (const auto& a : g) c.atoms.push_back(&a);
   detail::Attempt best;
@@ -802,11 +810,13 @@ namespace detail {
 }
 
 /// Matches a line against one given form only (a decoder knows the LLVM record; the text alone may be ambiguous,
-/// e.g. LLVM disassembles V_NOP_e64 as `v_nop`).
-[[nodiscard]] inline Expected<Inst> match_line_as(const syntax::Line& l, Target t, std::size_t form_index) {
+/// e.g. LLVM disassembles V_NOP_e64 as `v_nop`). With `usage_rules` false, operand shapes are checked but not
+/// the assembler's usage rules (src2 overlap, constant bus ...): decoded bytes are described as they are.
+[[nodiscard]] inline Expected<Inst> match_line_as(const syntax::Line& l, Target t, std::size_t form_index,
+                                                  bool usage_rules = true) {
   if (form_index >= isa::forms(t).size())
     return fail(DiagCode::internal, "form index out of range", Loc{{}, l.number, l.mnemonic_col, l.id}, l.source);
-  return detail::match_candidates(l, t, {form_index});
+  return detail::match_candidates(l, t, {form_index}, usage_rules);
 }
 
 /// Parses a single instruction line (no labels or directives expected).

@@ -179,6 +179,7 @@ inline std::string positional_text(Target t, const isa::OperandInfo& op, const O
   const auto ops = isa::operands(f);
   std::string s = mnemonic_text(in);
   std::string args;
+  std::string deferred;  // named operands printed after everything else
   bool first_pos = true;
   auto sep = [&](bool comma) {
     if (first_pos) { first_pos = false; return; }
@@ -205,11 +206,15 @@ inline std::string positional_text(Target t, const isa::OperandInfo& op, const O
         break;
       }
       case detail::TemplateElem::Kind::named:
-        args += detail::named_text(in.target, f, ops[e.op], in.ops[e.op]);
+        // MTBUF's format sits between srsrc and soffset in the AsmString; LLVM prints it after the operands,
+        // where its assembler also reads symbolic formats reliably.
+        if (ops[e.op].kind == isa::Kind::format) deferred += detail::named_text(in.target, f, ops[e.op], in.ops[e.op]);
+        else args += detail::named_text(in.target, f, ops[e.op], in.ops[e.op]);
         break;
     }
   }
   if (tp.default_vcc_last) args += ", vcc";
+  args += deferred;
   if (!args.empty() && args.front() != ' ') s += ' ';
   s += args;
   return s;

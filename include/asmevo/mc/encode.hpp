@@ -139,7 +139,8 @@ class Encoder {
       auto line = ::asmevo::detail::parse_line(x.text, 1);
       Expected<Inst> in = line ? Expected<Inst>(fail(DiagCode::internal, "unset")) : unexpected(line.error());
       if (line) {
-        if (const isa::FormInfo* f = isa::find_form(t_, x.opcode_name)) in = match_line_as(*line, t_, static_cast<std::size_t>(f - all.data()));
+        if (const isa::FormInfo* f = isa::find_form(t_, x.opcode_name))
+          in = match_line_as(*line, t_, static_cast<std::size_t>(f - all.data()), /*usage_rules=*/false);
         if (!in) in = match_line(*line, t_);
       }
       if (!in) {
@@ -155,7 +156,9 @@ class Encoder {
         restore_fields(di.inst, mine);
         if (!reencodes_to(di.inst, mine)) {
           di.exact = false;
-          di.note = "LLVM's disassembly of these bytes does not re-encode to them";
+          auto why = ctx_->encode_line(print_inst(di.inst));
+          di.note = why ? "LLVM's disassembly of these bytes does not re-encode to them (bits its syntax cannot express)"
+                        : "LLVM's assembler refuses this instruction: " + why.error().message;
         }
       }
       out.push_back(std::move(di));
