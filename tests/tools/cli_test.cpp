@@ -18,8 +18,9 @@ struct Run {
   std::string out;  ///< stdout and stderr together
 };
 
-Run run(const std::string& args) {
-  const std::string cmd = std::string(ASMEVO_CLI) + " " + args + " 2>&1";
+/// Runs the CLI; `with_stderr` folds stderr into the captured output (else it is discarded).
+Run run(const std::string& args, bool with_stderr = true) {
+  const std::string cmd = std::string(ASMEVO_CLI) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   Run r;
   std::FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -31,17 +32,7 @@ Run run(const std::string& args) {
   return r;
 }
 
-Run run_stdout(const std::string& args) {
-  const std::string cmd = std::string(ASMEVO_CLI) + " " + args + " 2>/dev/null";
-  Run r;
-  std::FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Run run_stdout(const std::string& args) { return run(args, false); }
 
 class Cli : public ::testing::Test {
  protected:
@@ -110,6 +101,19 @@ TEST_F(Cli, BadLinesAreAllReportedWithFileLineAndColumn) {
   EXPECT_NE(r.out.find("bad.s:4:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("misaligned"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("3 error(s)"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, MacrosAreExpandedAndErrorsNameTheLineWritten) {
+  const auto in = write("mac.s", ".macro add3 d, a\n\tv_add3_u32 \\d, \\a, \\a, \\a\n.endm\n\ts_nop 0\n\tadd3 v1, v2\n\tadd3 v1, q9\n");
+  auto r = run("fmt " + in + " --mcpu gfx942");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("mac.s:2:"), std::string::npos) << r.out;           // the macro body line
+  EXPECT_NE(r.out.find("in macro 'add3' at"), std::string::npos) << r.out;  // and where it was invoked
+  EXPECT_NE(r.out.find("mac.s:6"), std::string::npos) << r.out;
+  const auto good = write("good.s", ".macro add3 d, a\n\tv_add3_u32 \\d, \\a, \\a, \\a\n.endm\n\tadd3 v1, v2\n");
+  auto ok = run_stdout("fmt " + good + " --mcpu gfx942");
+  EXPECT_EQ(ok.code, 0);
+  EXPECT_NE(ok.out.find("v_add3_u32 v1, v2, v2, v2 ; i0"), std::string::npos) << ok.out;
 }
 
 TEST_F(Cli, UnsupportedOnTargetNamesTheTarget) {

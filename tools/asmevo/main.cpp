@@ -148,6 +148,7 @@ bool needs_preprocessor(const std::string& text) {
 std::optional<Program> load_program(const std::string& path, Target t, const std::vector<std::string>& includes, int& rc) {
   auto text = read_file(path);
   if (!text) { rc = report(text.error()); return {}; }
+  std::vector<PreprocessedLine> origins;  // empty unless the text was expanded
   if (needs_preprocessor(*text)) {
     PreprocessOptions o;
     o.file = path;
@@ -161,25 +162,18 @@ std::optional<Program> load_program(const std::string& path, Target t, const std
       return {};
     }
     *text = pp.out.text();
-    auto res = parse_program_all(*text, t, path);
-    // Point every problem at the line the user wrote (file:line, and the macro/include chain as a hint).
-    for (auto& d : res.diags) {
-      if (d.loc.line == 0 || d.loc.line > pp.out.lines.size()) continue;
-      const auto& o = pp.out.lines[d.loc.line - 1].origin;
-      if (!o.chain.empty()) d.hint = (d.hint.empty() ? "" : d.hint + "; ") + "expanded at " + o.str();
-      d.loc.file = o.file;
-      d.loc.line = o.line;
-      d.loc.col = 0;  // columns refer to the expanded text
-    }
-    if (!res.diags.empty()) {
-      for (const auto& d : res.diags) std::cerr << d.str() << "\n";
-      std::cerr << "asmevo: " << res.diags.size() << " error(s) in " << path << "\n";
-      rc = exit_bad_input;
-      return {};
-    }
-    return std::move(res.program);
+    origins = std::move(pp.out.lines);
   }
   auto res = parse_program_all(*text, t, path);
+  // After expansion, point every problem at the line the user wrote (file:line, the macro/include chain as a hint).
+  for (auto& d : res.diags) {
+    if (d.loc.line == 0 || d.loc.line > origins.size()) continue;
+    const auto& o = origins[d.loc.line - 1].origin;
+    if (!o.chain.empty()) d.hint = (d.hint.empty() ? "" : d.hint + "; ") + "expanded at " + o.str();
+    d.loc.file = o.file;
+    d.loc.line = o.line;
+    d.loc.col = 0;  // columns refer to the expanded text
+  }
   if (!res.diags.empty()) {
     for (const auto& d : res.diags) std::cerr << d.str() << "\n";
     std::cerr << "asmevo: " << res.diags.size() << " error(s) in " << path << "\n";
