@@ -25,6 +25,20 @@ namespace asmevo::detail {
   }
 }
 
+/// Index of the printed operand an AsmString `$name` refers to, or -1. An operand of exactly that name wins
+/// (gfx950's scaled MFMAs print op_sel through `$src0_modifiers`); otherwise `$src0_modifiers` stands for the
+/// source operand with its modifiers. Shared by the run-time template and the builders' constexpr one.
+[[nodiscard]] constexpr int asm_operand_index(const isa::FormInfo& f, std::string_view name) noexcept {
+  const auto ops = isa::operands(f);
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    if (ops[k].name == name && ops[k].is_printed()) return static_cast<int>(k);
+  constexpr std::string_view mods = "_modifiers";
+  if (name.size() > mods.size() && name.substr(name.size() - mods.size()) == mods) name.remove_suffix(mods.size());
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    if (ops[k].name == name && ops[k].is_printed()) return static_cast<int>(k);
+  return -1;
+}
+
 /// One element of a template, in AsmString order.
 struct TemplateElem {
   enum class Kind : std::uint8_t {
@@ -56,17 +70,7 @@ struct Template {
   t.mnemonic_text = s.substr(0, i);
   t.glued = i < s.size() && s[i] == '$';
   const auto ops = isa::operands(f);
-  auto find_op = [&](std::string_view name) -> int {
-    // An operand of exactly that name (gfx950's scaled MFMAs print op_sel through `$src0_modifiers`).
-    for (std::size_t k = 0; k < ops.size(); ++k)
-      if (ops[k].name == name && ops[k].is_printed()) return static_cast<int>(k);
-    // Otherwise `$src0_modifiers` stands for the source operand with its modifiers.
-    constexpr std::string_view mods = "_modifiers";
-    if (name.size() > mods.size() && name.substr(name.size() - mods.size()) == mods) name.remove_suffix(mods.size());
-    for (std::size_t k = 0; k < ops.size(); ++k)
-      if (ops[k].name == name && ops[k].is_printed()) return static_cast<int>(k);
-    return -1;
-  };
+  auto find_op = [&](std::string_view name) { return asm_operand_index(f, name); };
   bool comma = false, space = false;
   while (i < s.size()) {
     char c = s[i];

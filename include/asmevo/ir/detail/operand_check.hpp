@@ -171,15 +171,7 @@ struct PosTemplate {
   const auto ops = isa::operands(f);
   std::size_t i = 0;
   while (i < s.size() && s[i] != ' ' && s[i] != '$' && s[i] != '\t') ++i;
-  auto find_op = [&](std::string_view name) -> int {
-    for (std::size_t k = 0; k < ops.size(); ++k)
-      if (ops[k].name == name && ops[k].is_printed()) return static_cast<int>(k);
-    constexpr std::string_view mods = "_modifiers";
-    if (name.size() > mods.size() && name.substr(name.size() - mods.size()) == mods) name.remove_suffix(mods.size());
-    for (std::size_t k = 0; k < ops.size(); ++k)
-      if (ops[k].name == name && ops[k].is_printed()) return static_cast<int>(k);
-    return -1;
-  };
+  auto find_op = [&](std::string_view name) { return asm_operand_index(f, name); };
   bool comma = false, saw_positional = false, optional_seen = false;
   auto push = [&](PosElem e, bool optional) {
     if (t.count == t.elems.size()) return;
