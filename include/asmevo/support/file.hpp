@@ -11,6 +11,8 @@
 #include <string_view>
 #include <system_error>
 
+#include <unistd.h>
+
 #include "asmevo/support/diag.hpp"
 
 namespace asmevo {
@@ -33,8 +35,9 @@ namespace asmevo {
   return std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec) && std::filesystem::equivalent(a, b, ec);
 }
 
-/// Writes `data` to `p` atomically: a temporary file in the same folder, flushed, then renamed over
-/// `p`. Readers never see a half-written file, and a failure leaves any previous `p` untouched.
+/// Writes `data` to `p` atomically: a temporary file in the same folder, flushed to disk (fsync), given the
+/// permissions of the file it replaces, then renamed over `p`. Readers never see a half-written file, and a
+/// failure leaves any previous `p` untouched.
 [[nodiscard]] inline Expected<void> write_file_atomic(const std::filesystem::path& p, std::string_view data) {
   namespace fs = std::filesystem;
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
@@ -43,7 +46,8 @@ namespace asmevo {
   {
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
     if (!f) return fail(DiagCode::io_error, "cannot create '" + tmp.string() + "': " + std::strerror(errno), Loc{p.string()});
-    const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0;
+    const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0 &&
+                    ::fsync(::fileno(f)) == 0;
     const bool closed = std::fclose(f) == 0;
     if (!ok || !closed) {
       std::error_code ec;
@@ -52,6 +56,9 @@ namespace asmevo {
     }
   }
   std::error_code ec;
+  if (const auto st = fs::status(p, ec); !ec && fs::exists(st))
+    fs::permissions(tmp, st.permissions(), fs::perm_options::replace, ec);  // best effort: keep the old mode
+  ec.clear();
   fs::rename(tmp, p, ec);
   if (ec) {
     std::error_code ec2;
