@@ -126,21 +126,9 @@ class Context {
     // `capture` is declared first so that it outlives every LLVM object holding its handlers.
     detail::DiagCapture capture(DiagCode::encode_error);
     llvm::SourceMgr sm;
-    // A copy: AsmLexer reads up to a terminating NUL that a string_view does not promise, and tokens
-    // the lexer rejects are blanked in it (detail/lex_guard.hpp says why); their lines report errors.
-    // Blank lines are appended as a second guard against the AMDGPU parser's spin at Eof; they move
-    // no line or column.
-    constexpr std::string_view trailer = "\n\n\n\n";
-    std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
-        llvm::WritableMemoryBuffer::getNewUninitMemBuffer(text.size() + trailer.size(), detail::to_ref(file_name));
-    std::copy(text.begin(), text.end(), buffer->getBufferStart());  // getNewUninitMemBuffer NUL-terminates
-    std::copy(trailer.begin(), trailer.end(), buffer->getBufferStart() + text.size());
-    Diags lex_diags = detail::neutralize_lex_errors(
-        *t.mai, std::span<char>(buffer->getBufferStart(), buffer->getBufferSize()), file_name, DiagCode::encode_error);
-    const unsigned main_buffer = sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    const unsigned main_buffer = add_input(sm, capture, text, file_name);
     llvm::MCContext ctx(t.triple, t.mai.get(), t.mri.get(), t.sti.get(), &sm, &t.options);
     capture.attach(sm, ctx);
-    capture.diags() = std::move(lex_diags);
     const std::unique_ptr<llvm::MCObjectFileInfo> mofi(t.target->createMCObjectFileInfo(ctx, /*PIC=*/false));
     ctx.setObjectFileInfo(mofi.get());
 
@@ -232,6 +220,49 @@ class Context {
     return std::move(r->front().bytes);
   }
 
+  /// Assembles `text` into a relocatable ELF object, as `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=...
+  /// -filetype=obj` writes it: with AMDGPU's ELF target streamer, so `.amdhsa_kernel` blocks become kernel
+  /// descriptors in .rodata, `.amdgpu_metadata` becomes the NT_AMDGPU_METADATA note and e_flags say the
+  /// target. The text should set `.amdhsa_code_object_version` (LLVM's default otherwise). Returns the
+  /// object's bytes, or every error (source order) with file:line:col; never prints.
+  [[nodiscard]] Expected<std::vector<std::uint8_t>> assemble_object(std::string_view text,
+                                                                    std::string_view file_name = "<input>") {
+    const detail::TargetObjects& t = *t_;
+    detail::DiagCapture capture(DiagCode::encode_error);
+    llvm::SourceMgr sm;
+    (void)add_input(sm, capture, text, file_name);
+    llvm::MCContext ctx(t.triple, t.mai.get(), t.mri.get(), t.sti.get(), &sm, &t.options);
+    capture.attach(sm, ctx);
+    const std::unique_ptr<llvm::MCObjectFileInfo> mofi(t.target->createMCObjectFileInfo(ctx, /*PIC=*/false));
+    ctx.setObjectFileInfo(mofi.get());
+    std::unique_ptr<llvm::MCAsmBackend> mab(t.target->createMCAsmBackend(*t.sti, *t.mri, t.options));
+    std::unique_ptr<llvm::MCCodeEmitter> ce(t.target->createMCCodeEmitter(*t.mii, ctx));
+    if (!mab || !ce) return fail(DiagCode::internal, "LLVM could not create the AMDGPU asm backend or code emitter");
+    llvm::SmallVector<char, 0> image;
+    llvm::raw_svector_ostream os(image);
+    std::unique_ptr<llvm::MCObjectWriter> ow = mab->createObjectWriter(os);
+    // createMCObjectStreamer also creates AMDGPU's ELF target streamer (descriptors, notes, e_flags).
+    const std::unique_ptr<llvm::MCStreamer> streamer(
+        t.target->createMCObjectStreamer(t.triple, ctx, std::move(mab), std::move(ow), std::move(ce), *t.sti));
+    if (!streamer) return fail(DiagCode::internal, "LLVM could not create the AMDGPU object streamer");
+    const std::unique_ptr<llvm::MCAsmParser> parser(llvm::createMCAsmParser(sm, ctx, *streamer, *t.mai));
+    const std::unique_ptr<llvm::MCTargetAsmParser> tap(t.target->createMCAsmParser(*t.sti, *parser, *t.mii, t.options));
+    if (!parser || !tap) return fail(DiagCode::internal, "LLVM could not create the AMDGPU assembly parser");
+    parser->setTargetParser(*tap);
+    const bool failed = parser->Run(/*NoInitialTextSection=*/false);
+    Diags& found = capture.diags();
+    if (failed || !found.empty()) {
+      if (found.empty()) return fail(DiagCode::encode_error, "LLVM's assembler failed without a message", Loc{std::string(file_name), 0, 0, {}});
+      std::stable_sort(found.begin(), found.end(), [&](const Diag& a, const Diag& b) {
+        return std::tuple(a.loc.line == 0, a.loc.line, a.loc.col) < std::tuple(b.loc.line == 0, b.loc.line, b.loc.col);
+      });
+      Diag first = std::move(found.front());
+      if (found.size() > 1) first.hint += (first.hint.empty() ? "" : "; ") + std::to_string(found.size() - 1) + " more error(s) follow";
+      return unexpected(std::move(first));
+    }
+    return std::vector<std::uint8_t>(image.begin(), image.end());
+  }
+
   /// Decodes the instruction at the start of `bytes`, located at `address` (which only affects how
   /// LLVM prints PC-relative operands; AMDGPU prints branch offsets as raw simm16 by default, like
   /// `llvm-mc --disassemble`). Fails with DiagCode::decode_error naming the offset and the bytes.
@@ -269,6 +300,23 @@ class Context {
     // MCDisassembler::CommentStream, which is null unless set (llvm-mc points it at its own comment
     // stream); writing through null crashes. Discard them: decode_at reports the failure itself.
     if (disasm_) disasm_->CommentStream = &llvm::nulls();
+  }
+
+  /// Adds `text` to `sm` as the main buffer, the way every assembly run here needs it, and returns its id.
+  /// A copy: AsmLexer reads up to a terminating NUL that a string_view does not promise, and tokens the
+  /// lexer rejects are blanked in it (detail/lex_guard.hpp says why); their lines report errors through
+  /// `capture`. Blank lines are appended as a second guard against the AMDGPU parser's spin at Eof; they
+  /// move no line or column.
+  unsigned add_input(llvm::SourceMgr& sm, detail::DiagCapture& capture, std::string_view text, std::string_view file_name) {
+    constexpr std::string_view trailer = "\n\n\n\n";
+    std::unique_ptr<llvm::WritableMemoryBuffer> buffer =
+        llvm::WritableMemoryBuffer::getNewUninitMemBuffer(text.size() + trailer.size(), detail::to_ref(file_name));
+    std::copy(text.begin(), text.end(), buffer->getBufferStart());  // getNewUninitMemBuffer NUL-terminates
+    std::copy(trailer.begin(), trailer.end(), buffer->getBufferStart() + text.size());
+    Diags lex_diags = detail::neutralize_lex_errors(
+        *t_->mai, std::span<char>(buffer->getBufferStart(), buffer->getBufferSize()), file_name, DiagCode::encode_error);
+    capture.diags() = std::move(lex_diags);
+    return sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   }
 
   /// 1-based line in the main buffer of `loc`, following `.include` chains; 0 when unknown.

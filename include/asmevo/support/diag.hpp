@@ -22,6 +22,8 @@ enum class DiagCode : std::uint8_t {
   decode_error,      ///< bytes are not a valid instruction for the target
   io_error,          ///< a file could not be read or written
   usage,             ///< bad command-line or API usage
+  object_error,      ///< a code object (ELF, note, descriptor, metadata) is malformed or of an unsupported kind
+  abi_error,         ///< an edit would change the host-visible ABI of a kernel (names, kernargs, launch attributes)
   internal,          ///< a broken invariant surfaced as a value
 };
 
@@ -35,6 +37,8 @@ enum class DiagCode : std::uint8_t {
     case DiagCode::decode_error: return "decode error";
     case DiagCode::io_error: return "I/O error";
     case DiagCode::usage: return "usage";
+    case DiagCode::object_error: return "code object error";
+    case DiagCode::abi_error: return "ABI change";
     case DiagCode::internal: return "internal error";
   }
   return "error";
