@@ -28,3 +28,14 @@ KERNEL void row_sum(const float* __restrict__ in, float* __restrict__ out, int c
   }
   if (t == 0) out[row] = part[0];
 }
+
+// A kernel that calls a function and reads a constant table and a global: its code computes addresses
+// PC-relatively (s_getpc_b64, then s_add_u32/s_addc_u32 of a relocated offset), which recovery makes symbolic.
+__attribute__((constant)) float poly_coeffs[8] = {1.0f, 0.5f, 0.25f, 0.125f, -1.0f, -0.5f, -0.25f, -0.125f};
+__attribute__((device)) float poly_bias[4];
+__attribute__((device, noinline)) float poly_term(float x, int k) { return x * poly_coeffs[k & 7] + poly_bias[k & 3]; }
+
+KERNEL void poly_eval(const float* __restrict__ in, float* __restrict__ out, int n) {
+  int i = __builtin_amdgcn_workgroup_id_x() * 256 + __builtin_amdgcn_workitem_id_x();
+  if (i < n) out[i] = poly_term(in[i], i);
+}

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -161,6 +162,137 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.out.find("nope.s"), std::string::npos);
   EXPECT_EQ(run("help").code, 0);
+}
+
+}  // namespace
+
+// ---- code objects: inspect, disasm, assemble, roundtrip ---------------------------------------------------------
+
+namespace {
+
+std::string example_object(const char* target) {
+  return (fs::path(ASMEVO_EXAMPLES_DIR) / (std::string("vec_add.") + target + ".co")).string();
+}
+
+std::string slurp_bin(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_F(Cli, InspectJsonNamesKernelsDescriptorsAndArgs) {
+  auto r = run_stdout("inspect " + example_object("gfx942") + " --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["target"], "gfx942");
+  std::set<std::string> names;
+  for (const auto& k : j["kernels"]) {
+    names.insert(k["name"].get<std::string>());
+    EXPECT_TRUE(k["descriptor"].contains("compute_pgm_rsrc1.granulated_workitem_vgpr_count"));
+    EXPECT_TRUE(k["metadata"].contains(".args"));
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"vec_add", "saxpy_fma", "row_sum", "poly_eval"}));
+  auto t = run_stdout("inspect " + example_object("gfx942"));
+  ASSERT_EQ(t.code, 0);
+  EXPECT_NE(t.out.find("kernel vec_add"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("kernarg segment"), std::string::npos) << t.out;
+}
+
+TEST_F(Cli, DisasmAssembleRoundtrip) {
+  const std::string k0 = example_object("gfx90a");
+  const std::string s = (dir / "k.s").string(), k1 = (dir / "k1.co").string();
+  auto d = run("disasm " + k0 + " -o " + s);
+  ASSERT_EQ(d.code, 0) << d.out;
+  const std::string text = slurp(s);
+  EXPECT_NE(text.find(".amdhsa_kernel vec_add"), std::string::npos);
+  EXPECT_NE(text.find(".amdgpu_metadata"), std::string::npos);
+  EXPECT_NE(text.find("; i0"), std::string::npos) << "instructions carry their stable ids";
+  auto a = run("assemble " + s + " -o " + k1);
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_NE(a.out.find("relinked"), std::string::npos) << a.out;
+  // The rebuilt object roundtrips too, and matches K0 (roundtrip exits 0 only when identical).
+  auto rt = run("roundtrip " + k1 + " --json", false);
+  ASSERT_EQ(rt.code, 0) << rt.out;
+  EXPECT_TRUE(nlohmann::json::parse(rt.out)["identical"].get<bool>());
+  auto rt0 = run("roundtrip " + k0);
+  EXPECT_EQ(rt0.code, 0) << rt0.out;
+  EXPECT_NE(rt0.out.find("roundtrip identical"), std::string::npos);
+}
+
+TEST_F(Cli, AssembleWithOriginalPatchesInPlaceAndSaysSo) {
+  const std::string k0 = example_object("gfx942");
+  const std::string s = (dir / "k.s").string(), k1 = (dir / "k1.co").string();
+  ASSERT_EQ(run("disasm " + k0 + " -o " + s).code, 0);
+  // A size-neutral edit: the first s_endpgm becomes s_nop 7 (both 4 bytes).
+  std::string text = slurp(s);
+  const auto at = text.find("\ts_endpgm");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 9, "\ts_nop 7");
+  write("k.s", text);
+  auto a = run("assemble " + s + " -o " + k1 + " --original " + k0 + " --json", false);
+  ASSERT_EQ(a.code, 0) << a.out;
+  auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["path"], "in-place patch") << a.out;
+  const std::string b0 = slurp_bin(k0), b1 = slurp_bin(k1);
+  ASSERT_EQ(b0.size(), b1.size());
+  std::size_t diff = 0;
+  for (std::size_t i = 0; i < b0.size(); ++i) diff += b0[i] != b1[i];
+  EXPECT_GE(diff, 1u);
+  EXPECT_LE(diff, 4u);
+  // Growing the code cannot be patched: the tool relinks and says why.
+  text.replace(text.find("\ts_nop 7"), 8, "\ts_nop 7\n\ts_nop 0");
+  write("k.s", text);
+  auto g = run("assemble " + s + " -o " + k1 + " --original " + k0);
+  ASSERT_EQ(g.code, 0) << g.out;
+  EXPECT_NE(g.out.find("relinked (no in-place patch"), std::string::npos) << g.out;
+}
+
+TEST_F(Cli, AbiChangeIsRefused) {
+  const std::string k0 = example_object("gfx942");
+  const std::string s = (dir / "k.s").string();
+  ASSERT_EQ(run("disasm " + k0 + " -o " + s).code, 0);
+  std::string text = slurp(s);
+  // Grow the first kernel's kernarg segment in its descriptor: the host would pass other bytes.
+  const auto at = text.find(".amdhsa_kernarg_size ");
+  ASSERT_NE(at, std::string::npos);
+  const auto eol = text.find('\n', at);
+  text.replace(at, eol - at, ".amdhsa_kernarg_size 4096");
+  write("k.s", text);
+  auto a = run("assemble " + s + " -o " + (dir / "k1.co").string() + " --original " + k0);
+  EXPECT_EQ(a.code, 2) << a.out;
+  EXPECT_NE(a.out.find("kernarg"), std::string::npos) << a.out;
+  EXPECT_FALSE(fs::exists(dir / "k1.co")) << "a refused edit writes no output";
+}
+
+TEST_F(Cli, BadCodeObjectsAreNamedNotCrashed) {
+  const std::string k0 = slurp_bin(example_object("gfx942"));
+  // Truncated in the middle of the section headers, a wrong machine, garbage.
+  write("trunc.co", k0.substr(0, k0.size() - 100));
+  std::string wrong = k0;
+  wrong[18] = 62;  // e_machine = EM_X86_64
+  write("wrong.co", wrong);
+  write("garbage.co", std::string(300, '\x7f'));
+  for (const char* f : {"trunc.co", "wrong.co", "garbage.co"})
+    for (const char* verb : {"inspect", "disasm", "roundtrip"}) {
+      auto r = run(std::string(verb) + " " + (dir / f).string());
+      EXPECT_EQ(r.code, 2) << verb << " " << f << ": " << r.out;
+      EXPECT_NE(r.out.find(f), std::string::npos) << "the message names the file: " << r.out;
+    }
+  EXPECT_NE(run("inspect " + (dir / "wrong.co").string()).out.find("e_machine"), std::string::npos);
+  EXPECT_NE(run("inspect " + (dir / "trunc.co").string()).out.find("past"), std::string::npos);
+  // The input is never overwritten.
+  const std::string k = (dir / "k.co").string();
+  write("k.co", k0);
+  auto r = run("disasm " + k + " -o " + k);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(slurp_bin(k), k0);
+}
+
+TEST_F(Cli, AssembleWithoutTargetDirectiveSaysWhatIsMissing) {
+  auto r = run("assemble " + write("t.s", "\t.text\nk:\n\ts_endpgm\n") + " -o " + (dir / "t.co").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(".amdgcn_target"), std::string::npos) << r.out;
 }
 
 }  // namespace

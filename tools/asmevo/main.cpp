@@ -17,12 +17,14 @@
 
 using asmevo::mc::parse_hex_bytes;
 #include "asmevo/support/file.hpp"
+#include "cli.hpp"
+#include "verbs.hpp"
 
 namespace {
 
 using namespace asmevo;
 
-constexpr int exit_ok = 0, exit_bad_input = 2, exit_internal = 3;
+using namespace asmevo::cli;
 
 const char* const usage_text = R"(usage: asmevo <verb> [args]
 
@@ -30,6 +32,13 @@ verbs:
   fmt FILE.s --mcpu TARGET [-o OUT.s] [-I DIR] [--json]   parse and re-print assembly text
   encode FILE.s --mcpu TARGET [-I DIR] [--json]     bytes of every instruction (through LLVM MC)
   decode --mcpu TARGET (HEXBYTES | --file F) [--json]   instructions from bytes
+  inspect K.co [--json]                             kernels, descriptor fields, args, resources
+  disasm K.co [-o K.s]                              reassemblable text (.amdhsa_kernel blocks, metadata, data)
+  assemble K.s -o K.co [--original K0.co] [--no-patch] [--exact-resources] [--json]
+                                                    rebuild a loadable code object; with --original, the host
+                                                    ABI of K0 is kept (or refused) and a size-neutral edit is
+                                                    patched into K0 in place
+  roundtrip K.co [-o K1.co] [--json]                recover + rebuild, no edit; 0 iff identical
   help                                              this text
 
 TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
@@ -37,83 +46,6 @@ Files that use .include, .macro, .rept, .irp or .if are expanded first (includes
 file's own folder, then in each -I DIR), so fmt prints the expanded program.
 Exit codes: 0 success, 1 negative answer, 2 bad input or usage, 3 internal error.
 )";
-
-/// Parsed command line: positional arguments plus `--flag value` / `--flag` options.
-struct Args {
-  std::vector<std::string> pos;
-  std::map<std::string, std::string> opt;                 ///< last value of each option
-  std::map<std::string, std::vector<std::string>> multi;  ///< every value of each option, in order
-  std::vector<std::string> errors;
-};
-
-Args parse_args(int argc, char** argv, std::initializer_list<std::string_view> with_value,
-                std::initializer_list<std::string_view> flags) {
-  Args a;
-  for (int i = 2; i < argc; ++i) {
-    std::string_view s = argv[i];
-    if (s.size() > 1 && s[0] == '-' && !(s.size() > 1 && std::isxdigit(static_cast<unsigned char>(s[1])) && s[1] != '-')) {
-      std::string key(s);
-      std::string val;
-      bool has_eq = false;
-      if (auto eq = key.find('='); eq != std::string::npos) {
-        val = key.substr(eq + 1);
-        key = key.substr(0, eq);
-        has_eq = true;
-      }
-      bool takes = false, known = false;
-      for (auto w : with_value) takes = takes || key == w, known = known || key == w;
-      for (auto f : flags) known = known || key == f;
-      if (!known) { a.errors.push_back("unknown option '" + key + "'"); continue; }
-      if (takes && val.empty()) {
-        if (has_eq || i + 1 >= argc) { a.errors.push_back("option '" + key + "' needs a value"); continue; }
-        val = argv[++i];
-      }
-      a.opt[key] = takes ? val : "1";
-      if (takes) a.multi[key].push_back(val);
-    } else {
-      a.pos.emplace_back(s);
-    }
-  }
-  return a;
-}
-
-int usage_error(std::string_view msg) {
-  std::cerr << "asmevo: " << msg << "\n(see 'asmevo help')\n";
-  return exit_bad_input;
-}
-
-int report(const Diag& d) {
-  std::cerr << d.str() << "\n";
-  return d.code == DiagCode::internal ? exit_internal : exit_bad_input;
-}
-
-std::string json_escape(std::string_view s) {
-  std::string r;
-  for (char c : s) {
-    switch (c) {
-      case '"': r += "\\\""; break;
-      case '\\': r += "\\\\"; break;
-      case '\n': r += "\\n"; break;
-      case '\t': r += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          r += buf;
-        } else {
-          r += c;
-        }
-    }
-  }
-  return r;
-}
-
-/// Bytes as a JSON array of numbers.
-std::string json_bytes(const std::vector<std::uint8_t>& b) {
-  std::string s;
-  for (std::size_t i = 0; i < b.size(); ++i) s += (i ? "," : "") + std::to_string(b[i]);
-  return s;
-}
 
 std::string hex_bytes(const std::vector<std::uint8_t>& b) {
   std::string s;
@@ -131,56 +63,6 @@ std::optional<Target> target_of(const Args& a, int& rc) {
   auto t = parse_target(it->second);
   if (!t) { rc = usage_error("unknown --mcpu '" + it->second + "': expected gfx90a, gfx942 or gfx950"); return {}; }
   return t;
-}
-
-/// True if the text needs the assembler preprocessor (macros, includes, loops, conditionals).
-bool needs_preprocessor(const std::string& text) {
-  for (const char* d : {".include", ".macro", ".rept", ".irp", ".if"})
-    for (std::size_t at = text.find(d); at != std::string::npos; at = text.find(d, at + 1)) {
-      const std::size_t b = text.rfind('\n', at);
-      const std::string_view head = std::string_view(text).substr(b == std::string::npos ? 0 : b + 1, at - (b == std::string::npos ? 0 : b + 1));
-      if (head.find_first_not_of(" \t") == std::string_view::npos) return true;  // directive at line start
-    }
-  return false;
-}
-
-/// Reads and parses an assembly file, printing every problem found (not just the first).
-std::optional<Program> load_program(const std::string& path, Target t, const std::vector<std::string>& includes, int& rc) {
-  auto text = read_file(path);
-  if (!text) { rc = report(text.error()); return {}; }
-  std::vector<PreprocessedLine> origins;  // empty unless the text was expanded
-  if (needs_preprocessor(*text)) {
-    PreprocessOptions o;
-    o.file = path;
-    o.include_dirs.push_back(std::filesystem::path(path).parent_path().string());
-    for (const auto& d : includes) o.include_dirs.push_back(d);
-    o.keep_definitions = true;
-    auto pp = preprocess_all(*text, o);
-    if (!pp.diags.empty()) {
-      for (const auto& d : pp.diags) std::cerr << d.str() << "\n";
-      rc = exit_bad_input;
-      return {};
-    }
-    *text = pp.out.text();
-    origins = std::move(pp.out.lines);
-  }
-  auto res = parse_program_all(*text, t, path);
-  // After expansion, point every problem at the line the user wrote (file:line, the macro/include chain as a hint).
-  for (auto& d : res.diags) {
-    if (d.loc.line == 0 || d.loc.line > origins.size()) continue;
-    const auto& o = origins[d.loc.line - 1].origin;
-    if (!o.chain.empty()) d.hint = (d.hint.empty() ? "" : d.hint + "; ") + "expanded at " + o.str();
-    d.loc.file = o.file;
-    d.loc.line = o.line;
-    d.loc.col = 0;  // columns refer to the expanded text
-  }
-  if (!res.diags.empty()) {
-    for (const auto& d : res.diags) std::cerr << d.str() << "\n";
-    std::cerr << "asmevo: " << res.diags.size() << " error(s) in " << path << "\n";
-    rc = exit_bad_input;
-    return {};
-  }
-  return std::move(res.program);
 }
 
 int cmd_fmt(int argc, char** argv) {
@@ -296,6 +178,10 @@ int run(int argc, char** argv) {
   if (verb == "fmt") return cmd_fmt(argc, argv);
   if (verb == "encode") return cmd_encode(argc, argv);
   if (verb == "decode") return cmd_decode(argc, argv);
+  if (verb == "inspect") return cmd_inspect(argc, argv);
+  if (verb == "disasm") return cmd_disasm(argc, argv);
+  if (verb == "assemble") return cmd_assemble(argc, argv);
+  if (verb == "roundtrip") return cmd_roundtrip(argc, argv);
   return usage_error("unknown verb '" + std::string(verb) + "'");
 }
 

@@ -240,7 +240,11 @@ struct Attempt {
         out = Operand::make_real(a.real, mods);
         return {};
       }
-      if (a.kind == AK::expr || a.kind == AK::word) {
+      // `lit(N)` forces a literal dword where N would fit an inline constant. LLVM's disassembler prints it for
+      // such literals (`s_addc_u32 s1, s1, lit(0x0)`, the high half of a PC-relative offset; see llvm-mc's test
+      // MC/AMDGPU/literals.s). Kept verbatim, like a symbolic literal, so that it re-encodes as a literal.
+      const bool forced_literal = a.kind == AK::call && !a.mods && lower(a.text).rfind("lit(", 0) == 0;
+      if (a.kind == AK::expr || a.kind == AK::word || forced_literal) {
         if (!lit_ok) return "a symbolic literal is not allowed here";
         out = Operand::make_expr(a.text);
         return {};

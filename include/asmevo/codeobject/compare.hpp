@@ -1,0 +1,142 @@
+// Compares two code objects the way `asmevo roundtrip` and the ABI check need: code, descriptors, metadata,
+// symbols, and the host-visible ABI of every kernel.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "asmevo/codeobject/elf.hpp"
+#include "asmevo/codeobject/metadata.hpp"
+
+namespace asmevo::codeobject {
+
+/// What `roundtrip` checks, each with the differences found (empty = identical).
+struct Comparison {
+  std::vector<std::string> text;         ///< .text address, size and bytes
+  std::vector<std::string> descriptors;  ///< every NAME.kd: 64 bytes
+  std::vector<std::string> metadata;     ///< the metadata documents, compared as data (key order ignored)
+  std::vector<std::string> symbols;      ///< .symtab and .dynsym as sets of (name, value, size, type, binding, visibility, section)
+  std::vector<std::string> target;       ///< e_flags and code object version
+
+  [[nodiscard]] bool identical() const noexcept {
+    return text.empty() && descriptors.empty() && metadata.empty() && symbols.empty() && target.empty();
+  }
+};
+
+namespace detail {
+
+[[nodiscard]] inline std::string hex64(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+/// ordered_json with every object's keys sorted, so that two documents compare as data.
+[[nodiscard]] inline nlohmann::json canonical(const nlohmann::ordered_json& j) {
+  return nlohmann::json::parse(j.dump());
+}
+
+using SymbolKey = std::tuple<std::string, std::uint64_t, std::uint64_t, int, int, int, std::string>;
+
+[[nodiscard]] inline std::set<SymbolKey> symbol_set(const std::vector<Symbol>& table) {
+  std::set<SymbolKey> out;
+  for (const auto& s : table)
+    if (s.index != 0) out.emplace(s.name, s.value, s.size, s.type, s.binding, s.visibility, s.section_name);
+  return out;
+}
+
+[[nodiscard]] inline std::string describe(const SymbolKey& k) {
+  return std::get<0>(k) + " (value " + hex64(std::get<1>(k)) + ", size " + std::to_string(std::get<2>(k)) + ", " +
+         symbol_type_name(static_cast<std::uint8_t>(std::get<3>(k))) + " " +
+         symbol_binding_name(static_cast<std::uint8_t>(std::get<4>(k))) + " " +
+         symbol_visibility_name(static_cast<std::uint8_t>(std::get<5>(k))) +
+         (std::get<6>(k).empty() ? std::string{} : " in " + std::get<6>(k)) + ")";
+}
+
+inline void compare_symbols(std::string_view table, const std::vector<Symbol>& a, const std::vector<Symbol>& b,
+                            std::vector<std::string>& out) {
+  const auto sa = symbol_set(a), sb = symbol_set(b);
+  for (const auto& k : sa)
+    if (!sb.count(k)) out.push_back(std::string(table) + ": only in the first: " + describe(k));
+  for (const auto& k : sb)
+    if (!sa.count(k)) out.push_back(std::string(table) + ": only in the second: " + describe(k));
+}
+
+/// The 64 descriptor bytes of `name`.kd, or empty when the symbol or its bytes are missing.
+[[nodiscard]] inline std::vector<std::uint8_t> descriptor_bytes(const ElfFile& f, const std::string& kd) {
+  const Symbol* s = f.find_symbol(kd);
+  if (s == nullptr) return {};
+  for (const auto& sec : f.sections())
+    if (sec.index != 0 && s->value >= sec.addr && s->value + 64 <= sec.addr + sec.size) {
+      auto d = f.data(sec);
+      if (d.size() < s->value - sec.addr + 64) return {};
+      auto b = d.subspan(static_cast<std::size_t>(s->value - sec.addr), 64);
+      return {b.begin(), b.end()};
+    }
+  return {};
+}
+
+}  // namespace detail
+
+/// Compares `a` (K0) with `b` (K1). Never fails: problems reading either side are differences.
+[[nodiscard]] inline Comparison compare_objects(const ElfFile& a, const ElfFile& b) {
+  using namespace detail;
+  Comparison c;
+  if (a.e_flags() != b.e_flags())
+    c.target.push_back("e_flags " + describe_flags(a.e_flags()) + " vs " + describe_flags(b.e_flags()));
+  if (a.code_object_version() != b.code_object_version())
+    c.target.push_back("code object v" + std::to_string(a.code_object_version()) + " vs v" + std::to_string(b.code_object_version()));
+
+  const Section* ta = a.find_section(".text");
+  const Section* tb = b.find_section(".text");
+  if (!ta || !tb) {
+    c.text.push_back(!ta ? "the first object has no .text" : "the second object has no .text");
+  } else {
+    if (ta->addr != tb->addr) c.text.push_back(".text address " + hex64(ta->addr) + " vs " + hex64(tb->addr));
+    if (ta->size != tb->size) c.text.push_back(".text size " + std::to_string(ta->size) + " vs " + std::to_string(tb->size));
+    auto da = a.data(*ta), db = b.data(*tb);
+    const std::size_t n = std::min(da.size(), db.size());
+    std::size_t diffs = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (da[i] != db[i]) {
+        if (diffs < 5) c.text.push_back(".text byte at " + hex64(ta->addr + i) + ": " + hex64(da[i]) + " vs " + hex64(db[i]));
+        ++diffs;
+      }
+    if (diffs > 5) c.text.push_back("... " + std::to_string(diffs - 5) + " more differing bytes in .text");
+  }
+
+  auto ma = read_metadata(a), mb = read_metadata(b);
+  if (!ma || !mb) {
+    c.metadata.push_back(!ma ? "first: " + ma.error().message : "second: " + mb.error().message);
+  } else if (canonical(*ma) != canonical(*mb)) {
+    const auto patch = nlohmann::json::diff(canonical(*ma), canonical(*mb));
+    for (std::size_t i = 0; i < patch.size() && i < 8; ++i) c.metadata.push_back(patch[i].dump());
+    if (patch.size() > 8) c.metadata.push_back("... " + std::to_string(patch.size() - 8) + " more");
+  }
+
+  // Descriptors: every kernel the first object's metadata names.
+  if (ma) {
+    auto ks = kernels(*ma);
+    if (ks)
+      for (const auto& k : *ks) {
+        auto x = descriptor_bytes(a, k.symbol), y = descriptor_bytes(b, k.symbol);
+        if (y.empty()) c.descriptors.push_back(k.symbol + ": missing in the second object");
+        else if (x != y)
+          for (std::size_t i = 0; i < 64 && i < x.size(); ++i)
+            if (x[i] != y[i]) c.descriptors.push_back(k.symbol + ": byte " + std::to_string(i) + ": " + hex64(x[i]) + " vs " + hex64(y[i]));
+      }
+  }
+
+  compare_symbols(".symtab", a.symbols(), b.symbols(), c.symbols);
+  compare_symbols(".dynsym", a.dynamic_symbols(), b.dynamic_symbols(), c.symbols);
+  return c;
+}
+
+}  // namespace asmevo::codeobject

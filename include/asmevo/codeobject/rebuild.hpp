@@ -1,0 +1,283 @@
+// Rebuilds a loadable code object from a program (a recovered Module's, edited or not, or a parsed `.s`).
+//
+// Two paths. The relink path assembles the whole program in-process with LLVM MC 22 (descriptors from the
+// `.amdhsa_kernel` blocks, the metadata note from the YAML) and links it with ld.lld (link.hpp). The in-place
+// patch path, tried first when the original object K0 is given, applies when the edit keeps every K0
+// instruction and symbol at its address and changes no descriptor, data or metadata byte: it then writes K0
+// with only its .text replaced (relocations resolved by asmevo against K0's addresses), leaving everything
+// else untouched. Before either, resource counts are recounted from the code (resources.hpp policy); after
+// relinking, the result is read back and checked: descriptors agree with metadata, and, given K0, the host
+// ABI is unchanged (abi.hpp) — an edit that changes it is refused.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "asmevo/codeobject/abi.hpp"
+#include "asmevo/codeobject/descriptor.hpp"
+#include "asmevo/codeobject/elf.hpp"
+#include "asmevo/codeobject/link.hpp"
+#include "asmevo/codeobject/metadata.hpp"
+#include "asmevo/codeobject/module.hpp"
+#include "asmevo/codeobject/resources_update.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/mc/encode.hpp"
+
+namespace asmevo::codeobject {
+
+/// How rebuild() went.
+struct RebuildResult {
+  enum class Path { relinked, patched };
+  std::vector<std::uint8_t> bytes;    ///< the new code object
+  Path path = Path::relinked;
+  std::string why_relinked;           ///< when K0 was given but the patch path did not apply: the first reason
+  std::vector<std::string> changes;   ///< what resource recounting changed ("kernel k: .amdhsa_next_free_vgpr 32 -> 40")
+};
+
+[[nodiscard]] constexpr std::string_view to_string(RebuildResult::Path p) noexcept {
+  return p == RebuildResult::Path::patched ? "in-place patch" : "relinked";
+}
+
+struct RebuildOptions {
+  const ElfFile* original = nullptr;  ///< K0: enables the ABI check and the in-place patch path
+  const Module* recovered = nullptr;  ///< K0's recovery (instruction addresses by id), for the patch path
+  bool allow_patch = true;
+  analysis::RecountPolicy policy = analysis::RecountPolicy::keep_at_least_original;
+};
+
+/// The `.amdgcn_target` id and `.amdhsa_code_object_version` a program declares.
+struct ProgramTarget {
+  std::string target_id;  ///< "gfx942" or "gfx942:sramecc+:xnack-"
+  int code_object_version = 0;
+};
+
+[[nodiscard]] inline Expected<ProgramTarget> program_target(const Program& p) {
+  ProgramTarget t;
+  for (const auto& it : p.items) {
+    if (it.kind != Item::Kind::directive) continue;
+    if (it.name == ".amdgcn_target") {
+      std::string v = it.text;
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      constexpr std::string_view prefix = "amdgcn-amd-amdhsa--";
+      if (!v.starts_with(prefix))
+        return fail(DiagCode::parse_error, ".amdgcn_target must be \"amdgcn-amd-amdhsa--<processor>[:features]\"",
+                    Loc{p.file, it.line, 0, {}}, it.text);
+      t.target_id = v.substr(prefix.size());
+    } else if (it.name == ".amdhsa_code_object_version") {
+      try {
+        t.code_object_version = std::stoi(it.text);
+      } catch (...) {
+        return fail(DiagCode::parse_error, "bad .amdhsa_code_object_version", Loc{p.file, it.line, 0, {}}, it.text);
+      }
+      if (t.code_object_version < 4 || t.code_object_version > 6)
+        return fail(DiagCode::unsupported, "code object version " + it.text + " is not supported (4, 5 or 6)",
+                    Loc{p.file, it.line, 0, {}}, it.text);
+    }
+  }
+  if (t.target_id.empty())
+    return fail(DiagCode::parse_error, "the program has no .amdgcn_target directive", Loc{p.file, 0, 0, {}}, {},
+                "a code object needs one: `.amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"` (asmevo disasm writes it)");
+  if (t.code_object_version == 0)
+    return fail(DiagCode::parse_error, "the program has no .amdhsa_code_object_version directive", Loc{p.file, 0, 0, {}}, {},
+                "e.g. `.amdhsa_code_object_version 5` (asmevo disasm writes it)");
+  return t;
+}
+
+/// Reads the YAML of an `.amdgpu_metadata` block the way the assembler does: LLVM MC turns it into the
+/// NT_AMDGPU_METADATA note, which is decoded. So what asmevo edits is exactly what the rebuilt object will hold.
+[[nodiscard]] inline Expected<nlohmann::ordered_json> metadata_from_yaml(std::string_view yaml, const ProgramTarget& t,
+                                                                         mc::Context& ctx, const Loc& where) {
+  std::string text = "\t.amdgcn_target \"amdgcn-amd-amdhsa--" + t.target_id + "\"\n\t.amdhsa_code_object_version " +
+                     std::to_string(t.code_object_version) + "\n\t.amdgpu_metadata\n" + std::string(yaml);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text += "\t.end_amdgpu_metadata\n";
+  auto obj = ctx.assemble_object(text, where.file.empty() ? "<metadata>" : where.file);
+  if (!obj) {
+    Diag d = std::move(obj).error();
+    d.message = "the .amdgpu_metadata block is not valid: " + d.message;
+    // Lines of the wrapper are 3 before the YAML's first line.
+    if (d.loc.line > 3 && where.line != 0) d.loc.line = where.line + (d.loc.line - 3);
+    else d.loc.line = where.line;
+    return unexpected(std::move(d));
+  }
+  auto elf = ElfFile::parse(std::move(*obj), "<metadata>");
+  if (!elf) return unexpected(std::move(elf).error());
+  return read_metadata(*elf);
+}
+
+namespace detail {
+
+/// AMDGPU relocation types (AMDGPUUsage, "Relocation Records"; llvm/BinaryFormat/ELFRelocs/AMDGPU.def).
+inline constexpr std::uint32_t r_amdgpu_abs32_lo = 1, r_amdgpu_abs32_hi = 2, r_amdgpu_abs64 = 3, r_amdgpu_rel32 = 4,
+                               r_amdgpu_rel64 = 5, r_amdgpu_abs32 = 6, r_amdgpu_rel32_lo = 10, r_amdgpu_rel32_hi = 11;
+
+inline void put_le(std::vector<std::uint8_t>& b, std::uint64_t at, std::uint64_t v, unsigned bytes) {
+  for (unsigned i = 0; i < bytes; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+/// The in-place patch: K0 with .text replaced, or the reason it does not apply.
+struct PatchAttempt {
+  std::optional<std::vector<std::uint8_t>> bytes;
+  std::string why_not;
+};
+
+[[nodiscard]] inline PatchAttempt try_patch(const ElfFile& k0, const Module& m0, const Program& p, const std::string& text,
+                                            mc::Encoder& enc) {
+  PatchAttempt r;
+  const Section* t0 = k0.find_section(".text");
+  if (t0 == nullptr) return {std::nullopt, "K0 has no .text"};
+  // 1. Every K0 instruction that is still there keeps its address.
+  auto placed = enc.encode_placed(p);
+  if (!placed) return {std::nullopt, "cannot encode the program: " + placed.error().message};
+  std::size_t k = 0;
+  for (const auto& it : p.items) {
+    if (it.kind != Item::Kind::inst) continue;
+    const std::uint64_t at = t0->addr + (*placed)[k++].offset;
+    const auto id = it.inst.id.value;
+    if (id < m0.inst_addr.size() && m0.inst_addr[id] != ~std::uint64_t{0} && m0.inst_addr[id] != at)
+      return {std::nullopt, "instruction i" + std::to_string(id) + " moves from " + hex64(m0.inst_addr[id]) + " to " + hex64(at)};
+  }
+  // 2. Assemble; the object's .text must fit K0's, symbols stay, data sections and the note are unchanged.
+  auto obj = enc.context().assemble_object(text, p.file);
+  if (!obj) return {std::nullopt, "cannot assemble: " + obj.error().message};
+  auto o = ElfFile::parse(std::move(*obj), "<rebuilt>");
+  if (!o) return {std::nullopt, "cannot read the assembled object: " + o.error().message};
+  const Section* t1 = o->find_section(".text");
+  if (t1 == nullptr || t1->size > t0->size || t1->size % 4 != 0)
+    return {std::nullopt, ".text grows from " + std::to_string(t0->size) + " to " + std::to_string(t1 ? t1->size : 0) + " bytes"};
+  for (const auto& s : o->symbols()) {
+    if (s.index == 0 || s.name.empty() || s.section_name != ".text" || s.name.starts_with(".L")) continue;
+    const Symbol* s0 = k0.find_symbol(s.name);
+    if (s0 == nullptr || s0->value != t0->addr + s.value)
+      return {std::nullopt, "symbol '" + s.name + "' moves or is new"};
+  }
+  // Resolve the object's relocations against K0's addresses: every section the program defines sits at K0's address.
+  std::map<std::uint32_t, std::vector<std::pair<std::uint64_t, unsigned>>> relocated;  // section -> (offset, bytes)
+  std::vector<std::uint8_t> code(o->data(*t1).begin(), o->data(*t1).end());
+  for (const auto& rel : o->relocations()) {
+    unsigned width = 0;
+    switch (rel.type) {
+      case r_amdgpu_abs32_lo: case r_amdgpu_abs32_hi: case r_amdgpu_rel32: case r_amdgpu_abs32:
+      case r_amdgpu_rel32_lo: case r_amdgpu_rel32_hi: width = 4; break;
+      case r_amdgpu_abs64: case r_amdgpu_rel64: width = 8; break;
+      default: return {std::nullopt, "relocation type " + relocation_type_name(rel.type) + " is not resolved by the patch path"};
+    }
+    relocated[rel.target_section].emplace_back(rel.offset, width);
+    if (rel.target_section != t1->index) continue;  // data relocations: compared below, masked
+    if (rel.symbol_table == 0 || rel.symbol >= o->symbols().size()) return {std::nullopt, "relocation without a symbol"};
+    const Symbol& sym = o->symbols()[rel.symbol];
+    const Section* home = sym.section_name.empty() ? nullptr : k0.find_section(sym.section_name);
+    if (home == nullptr) return {std::nullopt, "relocation against '" + sym.name + "' in a section K0 does not have"};
+    const std::uint64_t S = home->addr + sym.value, P = t0->addr + rel.offset;
+    const std::uint64_t A = static_cast<std::uint64_t>(rel.addend);
+    std::uint64_t v = 0;
+    switch (rel.type) {
+      case r_amdgpu_abs32_lo: case r_amdgpu_abs32: case r_amdgpu_abs64: v = S + A; break;
+      case r_amdgpu_abs32_hi: v = (S + A) >> 32; break;
+      case r_amdgpu_rel32: case r_amdgpu_rel32_lo: case r_amdgpu_rel64: v = S + A - P; break;
+      case r_amdgpu_rel32_hi: v = (S + A - P) >> 32; break;
+      default: break;
+    }
+    if (rel.offset + width > code.size()) return {std::nullopt, "relocation past the end of .text"};
+    put_le(code, rel.offset, v, width);
+  }
+  // Every allocated data section of the object must equal K0's, except where relocations will put addresses
+  // (descriptor entry offsets): then descriptors, data and layout are unchanged.
+  for (const auto& s : o->sections()) {
+    if (s.index == 0 || !(s.flags & shf_alloc) || s.name == ".text") continue;
+    const Section* s0 = k0.find_section(s.name);
+    if (s0 == nullptr || s0->size != s.size || s0->type != s.type) return {std::nullopt, "section " + s.name + " changes"};
+    auto a = k0.data(*s0), b = o->data(s);
+    std::vector<bool> mask(b.size(), false);
+    for (const auto& [off, w] : relocated[s.index])
+      for (unsigned i = 0; i < w && off + i < mask.size(); ++i) mask[off + i] = true;
+    for (std::size_t i = 0; i < b.size(); ++i)
+      if (!mask[i] && a[i] != b[i]) return {std::nullopt, "section " + s.name + " changes at offset " + std::to_string(i)};
+  }
+  auto md0 = read_metadata(k0), md1 = read_metadata(*o);
+  if (!md0 || !md1 || canonical(*md0) != canonical(*md1)) return {std::nullopt, "the metadata changes"};
+  // Pad with s_nop 0 (0xbf800000, SOPP; what LLVM's AMDGPUAsmBackend::writeNopData fills .text with).
+  while (code.size() < t0->size) code.insert(code.end(), {0x00, 0x00, 0x80, 0xbf});
+  auto out = replace_section_bytes(k0, ".text", code);
+  if (!out) return {std::nullopt, out.error().message};
+  r.bytes = std::move(*out);
+  return r;
+}
+
+}  // namespace detail
+
+/// Rebuilds a code object from `p` (see the file comment). `enc` must be for the program's target.
+[[nodiscard]] inline Expected<RebuildResult> rebuild(Program p, mc::Encoder& enc, const RebuildOptions& opt = {}) {
+  RebuildResult res;
+  auto tgt = program_target(p);
+  if (!tgt) return unexpected(std::move(tgt).error());
+
+  // Recount resources and refresh descriptors and metadata counts.
+  const bool xnack = tgt->target_id.find(":xnack-") == std::string::npos;  // on or "any" (no :xnack±)
+  auto changes = recount_kernels(p, *tgt, xnack, enc.context(), opt.policy);
+  if (!changes) return unexpected(std::move(changes).error());
+  res.changes = std::move(*changes);
+
+  PrintOptions po;
+  po.ids = false;
+  const std::string text = print_program(p, po);
+
+  if (opt.original != nullptr && opt.recovered != nullptr && opt.allow_patch) {
+    auto pa = detail::try_patch(*opt.original, *opt.recovered, p, text, enc);
+    if (pa.bytes) {
+      res.bytes = std::move(*pa.bytes);
+      res.path = RebuildResult::Path::patched;
+      return res;
+    }
+    res.why_relinked = pa.why_not;
+  }
+
+  auto obj = enc.context().assemble_object(text, p.file.empty() ? "<program>" : p.file);
+  if (!obj) return unexpected(std::move(obj).error());
+  auto co = link_shared(*obj);
+  if (!co) return unexpected(std::move(co).error());
+
+  // Read the result back: it must be a valid code object whose descriptors agree with its metadata.
+  auto k1 = ElfFile::parse(*co, "<rebuilt>");
+  if (!k1) {
+    Diag d = std::move(k1).error();
+    d.code = DiagCode::internal;
+    d.message = "the rebuilt object does not read back: " + d.message;
+    return unexpected(std::move(d));
+  }
+  auto md = read_metadata(*k1);
+  if (!md) return unexpected(std::move(md).error());
+  auto ks = kernels(*md);
+  if (!ks) return unexpected(std::move(ks).error());
+  const auto t = k1->target();
+  Diags bad;
+  for (const auto& k : *ks) {
+    auto b = detail::descriptor_bytes(*k1, k.symbol);
+    if (b.size() != 64) {
+      bad.push_back(make_diag(DiagCode::object_error, "kernel '" + k.name + "': no descriptor " + k.symbol + " in the rebuilt object"));
+      continue;
+    }
+    auto kd = KernelDescriptor::from_bytes(b);
+    if (!kd || !t) continue;
+    for (auto& d : check_against_metadata(*kd, *t, static_cast<int>(k1->code_object_version()), k.raw)) bad.push_back(std::move(d));
+  }
+  if (opt.original != nullptr)
+    for (auto& d : check_abi(*opt.original, *k1)) bad.push_back(std::move(d));
+  if (!bad.empty()) {
+    Diag first = std::move(bad.front());
+    for (std::size_t i = 1; i < bad.size(); ++i) first.message += "; " + bad[i].message;
+    if (first.code == DiagCode::abi_error)
+      first.hint = "the edit changes what the host sees; asmevo keeps K0's kernel names, kernarg layout and launch attributes";
+    first.loc.file = p.file;
+    return unexpected(std::move(first));
+  }
+  res.bytes = std::move(*co);
+  return res;
+}
+
+}  // namespace asmevo::codeobject
