@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       ++skipped;
       continue;
     }
-    auto enc = mc::Encoder::create(*elf0->target());
+    auto enc = encoder_for(*elf0);
     if (!enc) return 3;
     std::size_t insts = 0;
     bool identical = false;

@@ -19,6 +19,7 @@
 
 #include "asmevo/analysis/resources.hpp"
 #include "asmevo/codeobject/descriptor.hpp"
+#include "asmevo/codeobject/recount.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "support/corpus.hpp"
 
@@ -27,6 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace asmevo;
 using namespace asmevo::analysis;
+using namespace asmevo::codeobject;
 namespace co = asmevo::codeobject;
 
 /// What the compiler says about one kernel in its `.s`: the block, LLVM's resource symbols, its comments, metadata.

@@ -33,7 +33,7 @@ std::vector<fs::path> corpus_objects(const fs::path& dir) {
 
 std::vector<fs::path> example_objects() {
   std::vector<fs::path> v;
-  for (const char* t : {"gfx90a", "gfx942", "gfx950"}) {
+  for (const char* t : {"gfx90a", "gfx942", "gfx950", "gfx942-sramecc+xnack-"}) {
     fs::path p = fs::path(ASMEVO_EXAMPLES_DIR) / (std::string("vec_add.") + t + ".co");
     if (fs::exists(p)) v.push_back(p);
   }
@@ -77,9 +77,7 @@ struct Recovered {
 std::optional<Recovered> recover_file(const fs::path& p, std::string& why) {
   auto elf = ElfFile::read(p);
   if (!elf) { why = elf.error().str(); return std::nullopt; }
-  auto t = elf->target();
-  if (!t) { why = "unsupported processor " + elf->target_info().processor; return std::nullopt; }
-  auto enc = mc::Encoder::create(*t);
+  auto enc = encoder_for(*elf);
   if (!enc) { why = enc.error().str(); return std::nullopt; }
   auto m = recover(*elf, **enc);
   if (!m) { why = m.error().str(); return std::nullopt; }
@@ -106,7 +104,7 @@ void check_roundtrip(const fs::path& p, std::size_t& instructions) {
   auto e1 = ElfFile::parse(k1->bytes, "k1");
   ASSERT_TRUE(e1) << e1.error().str();
   const Comparison c = compare_objects(r->elf, *e1);
-  for (const auto* v : {&c.text, &c.descriptors, &c.metadata, &c.symbols, &c.target})
+  for (const auto* v : {&c.text, &c.descriptors, &c.metadata, &c.symbols, &c.target, &c.data, &c.relocations})
     for (const auto& d : *v) ADD_FAILURE() << d;
   Tmp t;
   write(t.dir / "k1.co", k1->bytes);
@@ -116,7 +114,7 @@ void check_roundtrip(const fs::path& p, std::size_t& instructions) {
 
 TEST(Roundtrip, ProjectKernels) {
   const auto files = example_objects();
-  ASSERT_EQ(files.size(), 3u) << "the build makes vec_add.<target>.co for three targets";
+  ASSERT_EQ(files.size(), 4u) << "the build makes vec_add.<target>.co for three targets and one with target-id features";
   std::size_t insts = 0;
   for (const auto& f : files) check_roundtrip(f, insts);
   std::printf("[ roundtrip ] %zu clang-22 objects, %zu instructions identical\n", files.size(), insts);
@@ -362,7 +360,7 @@ TEST(Grow, ProjectKernels) {
   for (const auto& f : example_objects()) check_growth(f, b, pc, g);
   std::printf("[ grow ] %zu s_nop inserted; %zu branches and %zu PC-relative references still reach their targets\n", g, b, pc);
   EXPECT_GT(b, 0u);
-  EXPECT_GE(pc, 9u) << "poly_eval reaches poly_term, poly_coeffs and poly_bias PC-relatively on each of the three targets";
+  EXPECT_GE(pc, 12u) << "poly_eval reaches poly_term, poly_coeffs and poly_bias PC-relatively in each of the four objects";
 }
 
 TEST(Grow, EveryCorpusObject) {
@@ -476,13 +474,16 @@ TEST(Recount, MoreRegistersRaiseDescriptorAndMetadata) {
   ASSERT_TRUE(md);
   auto ks = kernels(*md);
   ASSERT_TRUE(ks);
+  bool found = false;
   for (const auto& k : *ks) {
     if (k.name != "vec_add") continue;
+    found = true;
     EXPECT_GE(k.vgpr_count, 101u);
     auto kd = KernelDescriptor::from_bytes(codeobject::detail::descriptor_bytes(*e1, k.symbol));
     ASSERT_TRUE(kd);
     EXPECT_GE(kd->allocated_vgprs(), 101);
   }
+  EXPECT_TRUE(found);
 }
 
 TEST(Abi, ChangedArgumentMetadataIsRefused) {
@@ -529,6 +530,98 @@ TEST(Abi, RemovedKernelIsRefused) {
   ASSERT_FALSE(k1);
   EXPECT_EQ(k1.error().code, DiagCode::abi_error);
   EXPECT_NE(k1.error().message.find(victim), std::string::npos) << k1.error().str();
+}
+
+Item inst_item(Program& p, const char* text) {
+  auto in = parse_inst(text, p.target);
+  EXPECT_TRUE(in) << text;
+  in->id = p.fresh_id();
+  Item n;
+  n.kind = Item::Kind::inst;
+  n.inst = *in;
+  return n;
+}
+
+TEST(Patch, AbsoluteAddressesAndSymbolChangesAreNotPatched) {
+  auto r = vec_add_gfx942();
+  ASSERT_TRUE(r);
+  RebuildOptions opt;
+  opt.original = &r->elf;
+  opt.recovered = &r->m;
+  {
+    Program p = r->m.program;
+    Item* e = first_inst(p, "s_endpgm");
+    ASSERT_NE(e, nullptr);
+    *e = inst_item(p, "s_mov_b32 s4, poly_coeffs@abs32@lo");
+    auto k1 = rebuild(p, *r->enc, opt);
+    // An absolute address needs a dynamic relocation: the patch path leaves it to the linker, and ld.lld-22
+    // refuses R_AMDGPU_ABS32_LO in a shared code object. Never silently patched with a link-time address.
+    ASSERT_FALSE(k1) << "patched or relinked an absolute address: " << to_string(k1->path);
+    EXPECT_NE((k1.error().message + k1.error().text).find("relocation"), std::string::npos) << k1.error().str();
+  }
+  {
+    // Dropping `.globl vec_add` keeps every byte of .text; the patch path must still see the change, and the
+    // relinked object loses a dynamic symbol: refused as an ABI change.
+    Program p = r->m.program;
+    const auto n = std::erase_if(p.items, [](const Item& it) {
+      return it.kind == Item::Kind::directive && it.name == ".globl" && it.text == "vec_add";
+    });
+    ASSERT_EQ(n, 1u);
+    auto k1 = rebuild(p, *r->enc, opt);
+    ASSERT_FALSE(k1);
+    EXPECT_EQ(k1.error().code, DiagCode::abi_error) << k1.error().str();
+  }
+}
+
+TEST(Recount, ScratchWithoutAPrivateSegmentIsRefused) {
+  auto r = vec_add_gfx942();
+  ASSERT_TRUE(r);
+  Program p = r->m.program;
+  Item* e = first_inst(p, "s_endpgm");
+  ASSERT_NE(e, nullptr);
+  p.items.insert(p.items.begin() + (e - p.items.data()), inst_item(p, "scratch_store_dword v0, v1, off"));
+  auto k1 = rebuild(p, *r->enc);
+  ASSERT_FALSE(k1);
+  EXPECT_NE(k1.error().message.find("private segment"), std::string::npos) << k1.error().str();
+}
+
+TEST(Prologue, GrowingTheKernargPreloadPrologueIsRefused) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  std::string why;
+  auto r = recover_file(dir / "triton" / "vec_add_f32.gfx942.hsaco", why);
+  ASSERT_TRUE(r) << why;
+  Program p = r->m.program;
+  // Insert 40 eight-byte instructions right after the prologue's first instruction: it no longer fits 256 bytes.
+  std::size_t at = 0;
+  for (; at < p.items.size(); ++at)
+    if (p.items[at].kind == Item::Kind::comment && p.items[at].text.find("kernarg-preload") != std::string::npos) break;
+  ASSERT_LT(at, p.items.size()) << "Triton's gfx942 kernels start with the kernarg-preload prologue (corpus README)";
+  while (p.items[at].kind != Item::Kind::inst) ++at;
+  for (int i = 0; i < 40; ++i) p.items.insert(p.items.begin() + static_cast<std::ptrdiff_t>(at + 1), inst_item(p, "v_mov_b32 v0, 0x12345678"));
+  auto k1 = rebuild(p, *r->enc);
+  ASSERT_FALSE(k1);
+  EXPECT_NE(k1.error().message.find("entry + 256"), std::string::npos) << k1.error().str();
+}
+
+TEST(Recover, DynamicRelocationsAreRefused) {
+  // A global initialised with another's address: the loader fills it through a dynamic relocation.
+  Tmp t;
+  std::ofstream(t.dir / "d.hip") << "#define KERNEL extern \"C\" __attribute__((global))\n"
+                                    "__attribute__((device)) float bias[4];\n"
+                                    "__attribute__((device)) float* ptr = &bias[1];\n"
+                                    "KERNEL void k(float* out) { out[0] = *ptr; }\n";
+  const std::string cc = std::string(ASMEVO_CLANG) + " -x hip --offload-arch=gfx942 --cuda-device-only --no-gpu-bundle-output "
+                         "-nogpuinc -nogpulib -O3 -c '" + (t.dir / "d.hip").string() + "' -o '" + (t.dir / "d.co").string() + "'";
+  ASSERT_EQ(std::system(cc.c_str()), 0) << cc;
+  auto elf = ElfFile::read(t.dir / "d.co");
+  ASSERT_TRUE(elf) << elf.error().str();
+  ASSERT_FALSE(elf->relocations().empty()) << "clang-22 should have made a dynamic relocation for ptr";
+  auto enc = encoder_for(*elf);
+  ASSERT_TRUE(enc);
+  auto m = recover(*elf, **enc);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().code, DiagCode::unsupported);
+  EXPECT_NE(m.error().message.find("dynamic relocation"), std::string::npos) << m.error().str();
 }
 
 // ---------------------------------------------------------------------------------------------------------------

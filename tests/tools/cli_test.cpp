@@ -211,7 +211,11 @@ TEST_F(Cli, DisasmAssembleRoundtrip) {
   auto a = run("assemble " + s + " -o " + k1);
   ASSERT_EQ(a.code, 0) << a.out;
   EXPECT_NE(a.out.find("relinked"), std::string::npos) << a.out;
-  // The rebuilt object roundtrips too, and matches K0 (roundtrip exits 0 only when identical).
+  // The rebuilt object describes the same kernels as K0 (descriptor fields, metadata), and roundtrips itself.
+  auto i0 = run_stdout("inspect " + k0 + " --json"), i1 = run_stdout("inspect " + k1 + " --json");
+  ASSERT_EQ(i0.code, 0);
+  ASSERT_EQ(i1.code, 0);
+  EXPECT_EQ(nlohmann::json::parse(i0.out)["kernels"], nlohmann::json::parse(i1.out)["kernels"]);
   auto rt = run("roundtrip " + k1 + " --json", false);
   ASSERT_EQ(rt.code, 0) << rt.out;
   EXPECT_TRUE(nlohmann::json::parse(rt.out)["identical"].get<bool>());
@@ -253,15 +257,17 @@ TEST_F(Cli, AbiChangeIsRefused) {
   const std::string s = (dir / "k.s").string();
   ASSERT_EQ(run("disasm " + k0 + " -o " + s).code, 0);
   std::string text = slurp(s);
-  // Grow the first kernel's kernarg segment in its descriptor: the host would pass other bytes.
-  const auto at = text.find(".amdhsa_kernarg_size ");
+  // Ask the hardware for work-item ids in y and z too (v1, v2): the descriptor agrees with the metadata either
+  // way, but what the kernel receives at launch changes.
+  const auto at = text.find(".amdhsa_system_vgpr_workitem_id ");
   ASSERT_NE(at, std::string::npos);
   const auto eol = text.find('\n', at);
-  text.replace(at, eol - at, ".amdhsa_kernarg_size 4096");
+  text.replace(at, eol - at, ".amdhsa_system_vgpr_workitem_id 2");
   write("k.s", text);
   auto a = run("assemble " + s + " -o " + (dir / "k1.co").string() + " --original " + k0);
   EXPECT_EQ(a.code, 2) << a.out;
-  EXPECT_NE(a.out.find("kernarg"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("kernel 'vec_add': descriptor"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("workitem id enables changed"), std::string::npos) << a.out;
   EXPECT_FALSE(fs::exists(dir / "k1.co")) << "a refused edit writes no output";
 }
 

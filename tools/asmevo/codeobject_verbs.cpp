@@ -45,14 +45,7 @@ std::optional<ElfFile> load_object(const std::string& path, int& rc) {
 
 /// Recovers a code object (the target comes from its e_flags).
 std::optional<Module> load_module(const ElfFile& elf, std::unique_ptr<mc::Encoder>& enc, int& rc) {
-  const auto t = elf.target();
-  if (!t) {
-    rc = report(make_diag(DiagCode::unsupported,
-                          "processor " + elf.target_info().processor + " is not supported: asmevo's instruction tables cover gfx90a, gfx942 and gfx950",
-                          elf.loc()));
-    return std::nullopt;
-  }
-  auto e = mc::Encoder::create(*t);
+  auto e = encoder_for(elf);
   if (!e) {
     rc = report(e.error());
     return std::nullopt;
@@ -209,7 +202,9 @@ int cmd_assemble(int argc, char** argv) {
   int rc = 0;
   auto p = load_module_text(a.pos[0], rc);
   if (!p) return rc;
-  auto enc = mc::Encoder::create(p->target);
+  auto tid = program_target(*p);
+  if (!tid) return report(tid.error());
+  auto enc = mc::Encoder::create(p->target, llvm_features(tid->target_id));
   if (!enc) return report(enc.error());
   RebuildOptions opt;
   std::optional<ElfFile> k0;
@@ -225,7 +220,7 @@ int cmd_assemble(int argc, char** argv) {
     opt.recovered = &*m0;
   }
   opt.allow_patch = a.opt.count("--no-patch") == 0;
-  if (a.opt.count("--exact-resources")) opt.policy = analysis::RecountPolicy::exact;
+  if (a.opt.count("--exact-resources")) opt.policy = RecountPolicy::exact;
   auto r = rebuild(std::move(*p), **enc, opt);
   if (!r) return report(r.error());
   if (auto w = write_file_atomic(out->second, std::string_view(reinterpret_cast<const char*>(r->bytes.data()), r->bytes.size())); !w)
@@ -256,15 +251,28 @@ int cmd_roundtrip(int argc, char** argv) {
   // Through the text, as a user's edit would go: print, parse, rebuild by relinking (no patch shortcut).
   const std::string text = print_module(*m);
   auto p = parse_program(text, m->target, a.pos[0] + ".s");
-  if (!p) return report(p.error());
+  if (!p) {
+    Diag d = p.error();
+    d.code = DiagCode::internal;
+    d.message = "the recovered text does not parse: " + d.message;
+    return report(d);
+  }
   RebuildOptions opt;
   opt.original = &*elf;
   opt.recovered = &*m;
   opt.allow_patch = false;
+  // Recovery's own text failing to rebuild is asmevo's fault (exit 3), unless the cause is outside it (no linker).
+  const auto own_fault = [&](Diag d) {
+    if (d.code != DiagCode::usage && d.code != DiagCode::io_error) {
+      d.message = "the recovered program does not rebuild: " + d.message;
+      d.code = DiagCode::internal;
+    }
+    return report(d);
+  };
   auto r = rebuild(std::move(*p), *enc, opt);
-  if (!r) return report(r.error());
+  if (!r) return own_fault(r.error());
   auto k1 = ElfFile::parse(r->bytes, "<rebuilt>");
-  if (!k1) return report(k1.error());
+  if (!k1) return own_fault(k1.error());
   const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const Comparison c = compare_objects(*elf, *k1);
   if (auto o = a.opt.find("-o"); o != a.opt.end()) {
@@ -280,7 +288,7 @@ int cmd_roundtrip(int argc, char** argv) {
   if (a.opt.count("--json")) {
     std::cout << Json{{"file", a.pos[0]}, {"identical", c.identical()}, {"kernels", m->kernels.size()},
                       {"instructions", m->program.instruction_count()}, {"text", c.text}, {"descriptors", c.descriptors},
-                      {"metadata", c.metadata}, {"symbols", c.symbols}, {"target", c.target}, {"milliseconds", ms}}.dump() << "\n";
+                      {"metadata", c.metadata}, {"symbols", c.symbols}, {"target", c.target}, {"data", c.data}, {"relocations", c.relocations}, {"milliseconds", ms}}.dump() << "\n";
   } else {
     std::cout << a.pos[0] << ": " << m->kernels.size() << " kernel(s), " << m->program.instruction_count() << " instructions, "
               << (c.identical() ? "roundtrip identical" : "roundtrip DIFFERS") << "\n";
@@ -289,6 +297,8 @@ int cmd_roundtrip(int argc, char** argv) {
     section("metadata", c.metadata);
     section("symbols", c.symbols);
     section("target", c.target);
+    section("data sections", c.data);
+    section("relocations", c.relocations);
   }
   return c.identical() ? exit_ok : exit_negative;
 }

@@ -3,8 +3,8 @@
 // What the host and the HSA runtime rely on when they launch a kernel: its symbol names, the kernarg layout
 // and every argument's metadata, the launch attributes in the metadata, and the descriptor fields that decide
 // which registers the hardware initialises (user SGPRs, workgroup/workitem ids, kernarg preload) and how many
-// kernarg bytes there are. Resources (registers, LDS, scratch) are not ABI: an edit may change them, and
-// rebuild recounts them.
+// kernarg bytes there are. Resources (registers, LDS, scratch) are not ABI: an edit may change them (rebuild
+// recounts registers and refuses scratch use without a private segment; LDS it leaves to the edit).
 #pragma once
 
 #include <cstdint>
@@ -60,6 +60,11 @@ inline constexpr AbiBits abi_descriptor_bits[] = {
 [[nodiscard]] inline Diags check_abi(const ElfFile& k0, const ElfFile& k1) {
   Diags out;
   const auto add = [&](std::string msg) { out.push_back(make_diag(DiagCode::abi_error, std::move(msg), k1.loc())); };
+  // The loader checks the target id and code object version before anything else.
+  if (k0.e_flags() != k1.e_flags()) add("e_flags changed from " + describe_flags(k0.e_flags()) + " to " + describe_flags(k1.e_flags()));
+  if (k0.code_object_version() != k1.code_object_version())
+    add("code object version changed from " + std::to_string(k0.code_object_version()) + " to " +
+        std::to_string(k1.code_object_version()));
   auto m0 = read_metadata(k0), m1 = read_metadata(k1);
   if (!m0 || !m1) {
     add("cannot compare kernel ABIs: " + (!m0 ? m0.error().message : m1.error().message));
@@ -99,6 +104,20 @@ inline constexpr AbiBits abi_descriptor_bits[] = {
             detail::hex64(detail::read_bits(d1, f)));
   }
   for (const auto& [name, k] : by1) add("kernel '" + name + "' is new");
+  // Every dynamic symbol stays, with its type, binding and visibility: kernels and their descriptors, and the
+  // device globals a host finds by name (hipModuleGetGlobal).
+  for (const auto& s0 : k0.dynamic_symbols()) {
+    if (s0.index == 0 || s0.name.empty()) continue;
+    const Symbol* s1 = nullptr;
+    for (const auto& y : k1.dynamic_symbols())
+      if (y.name == s0.name) s1 = &y;
+    if (s1 == nullptr) add("dynamic symbol '" + s0.name + "' is gone");
+    else if (s1->type != s0.type || s1->binding != s0.binding || s1->visibility != s0.visibility)
+      add("dynamic symbol '" + s0.name + "' changed type, binding or visibility");
+    else if (s0.type == 1 /* STT_OBJECT */ && s1->size != s0.size)
+      add("dynamic symbol '" + s0.name + "' changed size from " + std::to_string(s0.size) + " to " + std::to_string(s1->size));
+  }
+  if (hsa_target(*m0) != hsa_target(*m1)) add("metadata amdhsa.target changed");
   // Kernel symbols must be global and keep their names (the host looks them up by name).
   for (const auto& k : *ks0)
     for (const std::string& sym : {k.name, k.symbol}) {

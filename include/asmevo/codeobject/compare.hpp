@@ -24,9 +24,12 @@ struct Comparison {
   std::vector<std::string> metadata;     ///< the metadata documents, compared as data (key order ignored)
   std::vector<std::string> symbols;      ///< .symtab and .dynsym as sets of (name, value, size, type, binding, visibility, section)
   std::vector<std::string> target;       ///< e_flags and code object version
+  std::vector<std::string> data;         ///< every other allocated section with contents (.rodata, .data, ...): address, size, bytes
+  std::vector<std::string> relocations;  ///< dynamic relocations (type, offset, symbol, addend)
 
   [[nodiscard]] bool identical() const noexcept {
-    return text.empty() && descriptors.empty() && metadata.empty() && symbols.empty() && target.empty();
+    return text.empty() && descriptors.empty() && metadata.empty() && symbols.empty() && target.empty() && data.empty() &&
+           relocations.empty();
   }
 };
 
@@ -40,7 +43,23 @@ namespace detail {
 
 /// ordered_json with every object's keys sorted, so that two documents compare as data.
 [[nodiscard]] inline nlohmann::json canonical(const nlohmann::ordered_json& j) {
-  return nlohmann::json::parse(j.dump());
+  if (j.is_object()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (auto it = j.begin(); it != j.end(); ++it) o[it.key()] = canonical(it.value());
+    return o;
+  }
+  if (j.is_array()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& x : j) a.push_back(canonical(x));
+    return a;
+  }
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_number_integer()) return j.get<std::int64_t>();
+  if (j.is_number_float()) return j.get<double>();
+  if (j.is_binary()) return nlohmann::json::binary(j.get_binary());
+  return nullptr;
 }
 
 using SymbolKey = std::tuple<std::string, std::uint64_t, std::uint64_t, int, int, int, std::string>;
@@ -85,7 +104,7 @@ inline void compare_symbols(std::string_view table, const std::vector<Symbol>& a
 
 }  // namespace detail
 
-/// Compares `a` (K0) with `b` (K1). Never fails: problems reading either side are differences.
+/// Compares `a` (K0) with `b` (K1). Problems reading either side are reported as differences.
 [[nodiscard]] inline Comparison compare_objects(const ElfFile& a, const ElfFile& b) {
   using namespace detail;
   Comparison c;
@@ -133,6 +152,33 @@ inline void compare_symbols(std::string_view table, const std::vector<Symbol>& a
             if (x[i] != y[i]) c.descriptors.push_back(k.symbol + ": byte " + std::to_string(i) + ": " + hex64(x[i]) + " vs " + hex64(y[i]));
       }
   }
+
+  // Data: the allocated sections the program defines (not the linker's own tables, whose layout the linker
+  // decides; their addresses show in the symbols and the .text address).
+  for (const auto& sa : a.sections()) {
+    constexpr std::uint64_t alloc = 2, exec = 4;  // SHF_ALLOC, SHF_EXECINSTR
+    if (sa.index == 0 || !(sa.flags & alloc) || (sa.flags & exec)) continue;
+    if (sa.name == ".note" || sa.name == ".dynsym" || sa.name == ".gnu.hash" || sa.name == ".hash" || sa.name == ".dynstr" ||
+        sa.name == ".dynamic" || sa.name == ".relro_padding" || sa.name.starts_with(".rela") || sa.name.starts_with(".rel."))
+      continue;
+    const Section* sb = b.find_section(sa.name);
+    if (sb == nullptr) { c.data.push_back(sa.name + ": missing in the second object"); continue; }
+    if (sa.addr != sb->addr || sa.size != sb->size || sa.type != sb->type)
+      c.data.push_back(sa.name + ": address/size " + hex64(sa.addr) + "/" + std::to_string(sa.size) + " vs " + hex64(sb->addr) + "/" +
+                       std::to_string(sb->size));
+    else {
+      auto x = a.data(sa), y = b.data(*sb);
+      if (!std::equal(x.begin(), x.end(), y.begin(), y.end())) c.data.push_back(sa.name + ": contents differ");
+    }
+  }
+  const auto relocs = [](const ElfFile& f) {
+    std::set<std::tuple<std::uint64_t, std::uint32_t, std::string, std::int64_t>> s;
+    for (const auto& r : f.relocations()) s.emplace(r.offset, r.type, r.symbol_name, r.addend);
+    return s;
+  };
+  if (relocs(a) != relocs(b))
+    c.relocations.push_back(std::to_string(a.relocations().size()) + " vs " + std::to_string(b.relocations().size()) +
+                            " relocations, not the same set");
 
   compare_symbols(".symtab", a.symbols(), b.symbols(), c.symbols);
   compare_symbols(".dynsym", a.dynamic_symbols(), b.dynamic_symbols(), c.symbols);

@@ -179,7 +179,15 @@ inline constexpr std::size_t max_msgpack_depth = 64;
   if (auto problem = detail::check_msgpack(desc); !problem.empty())
     return fail(DiagCode::object_error, where + ": invalid msgpack: " + problem, loc);
   try {
-    return MetaJson::from_msgpack(desc.begin(), desc.end());
+    MetaJson doc = MetaJson::from_msgpack(desc.begin(), desc.end());
+    // Strings must be UTF-8: JSON text (inspect --json, comparisons) cannot carry anything else, and nlohmann
+    // throws when it meets an invalid sequence while printing. Found here, once, as a Diag.
+    try {
+      (void)doc.dump();
+    } catch (const nlohmann::json::type_error& e) {
+      return fail(DiagCode::object_error, where + ": a string is not valid UTF-8 (" + std::string(e.what()) + ")", loc);
+    }
+    return doc;
   } catch (const nlohmann::json::parse_error& e) {
     return fail(DiagCode::object_error,
                 where + ": invalid msgpack at byte " + std::to_string(e.byte) + ": " + e.what(), loc);

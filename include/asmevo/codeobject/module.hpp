@@ -136,6 +136,35 @@ inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> byt
 
 }  // namespace detail
 
+/// LLVM subtarget features for a target id's feature suffix: "gfx942:sramecc+:xnack-" -> "+sramecc,-xnack"
+/// (AMDGPUUsage "Target ID"); empty when the id names none (both "any"). The assembler refuses an
+/// `.amdgcn_target` whose features differ from its subtarget's, so recovery and rebuild use these.
+[[nodiscard]] inline std::string llvm_features(std::string_view target_id) {
+  std::string out;
+  std::size_t at = target_id.find(':');
+  while (at != std::string_view::npos) {
+    const std::size_t next = target_id.find(':', at + 1);
+    std::string_view f = target_id.substr(at + 1, next == std::string_view::npos ? std::string_view::npos : next - at - 1);
+    if (f.size() > 1 && (f.back() == '+' || f.back() == '-')) {
+      if (!out.empty()) out += ',';
+      out += f.back();
+      out += f.substr(0, f.size() - 1);
+    }
+    at = next;
+  }
+  return out;
+}
+
+/// An encoder for a code object's processor and features (its e_flags target id).
+[[nodiscard]] inline Expected<std::unique_ptr<mc::Encoder>> encoder_for(const ElfFile& elf) {
+  const auto t = elf.target();
+  if (!t)
+    return fail(DiagCode::unsupported,
+                "processor " + elf.target_info().processor + " is not supported: asmevo's instruction tables cover gfx90a, gfx942 and gfx950",
+                elf.loc());
+  return mc::Encoder::create(*t, llvm_features(elf.target_id()));
+}
+
 /// Recovers an AMDGPU code object into a Module (see the file comment). Fails with DiagCode::object_error on
 /// a malformed object or one whose metadata and descriptors disagree (every disagreement is listed), and with
 /// DiagCode::unsupported on a processor asmevo's IR does not cover.
@@ -149,11 +178,26 @@ inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> byt
                 "cannot recover code for processor " + elf.target_info().processor +
                     ": asmevo's instruction tables cover gfx90a, gfx942 and gfx950",
                 Loc{m.file, 0, 0, {}});
-  if (*t != enc.target())
-    return fail(DiagCode::usage, "the encoder is for " + std::string(to_string(enc.target())) + " but the object is " +
-                                     std::string(to_string(*t)), Loc{m.file, 0, 0, {}});
+  if (*t != enc.target() || enc.context().features() != llvm_features(elf.target_id()))
+    return fail(DiagCode::usage, "the encoder is for " + std::string(to_string(enc.target())) + " '" + enc.context().features() +
+                                     "' but the object is " + elf.target_id(), Loc{m.file, 0, 0, {}}, {},
+                "make it with codeobject::encoder_for(elf)");
   m.target = *t;
   m.target_id = elf.target_id();
+  if (!elf.is_shared_object())
+    return fail(DiagCode::unsupported, "not a linked code object (e_type " + std::to_string(elf.e_type()) + ")", Loc{m.file, 0, 0, {}}, {},
+                "recover works on what the loader loads: link a relocatable object with ld.lld -shared first");
+  // Data holding addresses (pointer tables, a global initialised with another's address) is relocated by the
+  // loader through dynamic relocations. Recovery prints data as bytes, so it would lose them: refuse instead.
+  if (!elf.relocations().empty()) {
+    const Relocation& r0 = elf.relocations().front();
+    return fail(DiagCode::unsupported,
+                "the object has " + std::to_string(elf.relocations().size()) + " dynamic relocation(s) (the first: " +
+                    relocation_type_name(r0.type) + " at " + hex(r0.offset) +
+                    (r0.symbol_name.empty() ? std::string{} : " against " + r0.symbol_name) +
+                    "); data that holds addresses is not recovered yet",
+                Loc{m.file, 0, 0, {}});
+  }
   m.code_object_version = static_cast<int>(elf.code_object_version());
 
   // Metadata and the kernels it names.
@@ -295,7 +339,25 @@ inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> byt
     if (s.visibility == stv_hidden) items.push_back(directive(".hidden", s.name));
     if (s.visibility == stv_internal) items.push_back(directive(".internal", s.name));
   };
-  for (auto& r : code->regions) {
+  // Padding between functions that the next function's `.p2align` reproduces exactly: s_nop 0 words only (what
+  // LLVM's AMDGPUAsmBackend::writeNopData fills code alignment with), no label, ending where the next region's
+  // alignment starts it. Printed as a comment instead of dozens of `s_nop 0` lines; the bytes are the same.
+  const auto is_alignment_padding = [&](const CodeRegion& r, const CodeRegion* next) {
+    if (!r.symbol.empty() || next == nullptr || next->align <= 1) return false;
+    if ((r.addr + next->align - 1) / next->align * next->align != next->addr) return false;
+    for (const auto& it : r.items) {
+      if (it.kind != Item::Kind::inst || mnemonic_text(it.inst) != "s_nop") return false;
+      if (it.inst.ops.empty() || it.inst.ops[0].kind != Operand::Kind::imm || it.inst.ops[0].imm != 0) return false;
+    }
+    return !r.items.empty();
+  };
+  for (std::size_t ri = 0; ri < code->regions.size(); ++ri) {
+    auto& r = code->regions[ri];
+    if (is_alignment_padding(r, ri + 1 < code->regions.size() ? &code->regions[ri + 1] : nullptr)) {
+      items.push_back(blank());
+      items.push_back(comment(std::to_string(r.size) + " bytes of s_nop 0 at " + hex(r.addr) + ": alignment padding, made by the next .p2align"));
+      continue;
+    }
     items.push_back(blank());
     const Symbol* s = r.symbol.empty() ? nullptr : find_sym(r.symbol);
     if (r.align > 1) items.push_back(directive(".p2align", std::to_string(log2_of(r.align))));
@@ -310,7 +372,7 @@ inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> byt
       items.push_back(label(r.symbol));
     }
     // The symbol's size ends at its K0 extent; an end label there keeps `.size` right after edits.
-    const std::string end = ".Lasmevo_end_" + std::to_string(&r - code->regions.data());
+    const std::string end = ".Lasmevo_end_" + std::to_string(ri);
     bool end_placed = s == nullptr || s->size == 0;
     for (std::size_t i = 0; i < r.items.size(); ++i) {
       if (r.items[i].kind == Item::Kind::inst && r.item_addr.size() == r.items.size()) {

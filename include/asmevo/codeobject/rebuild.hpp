@@ -3,15 +3,17 @@
 // Two paths. The relink path assembles the whole program in-process with LLVM MC 22 (descriptors from the
 // `.amdhsa_kernel` blocks, the metadata note from the YAML) and links it with ld.lld (link.hpp). The in-place
 // patch path, tried first when the original object K0 is given, applies when the edit keeps every K0
-// instruction and symbol at its address and changes no descriptor, data or metadata byte: it then writes K0
-// with only its .text replaced (relocations resolved by asmevo against K0's addresses), leaving everything
-// else untouched. Before either, resource counts are recounted from the code (resources.hpp policy); after
+// instruction and symbol at its address and changes no descriptor, data, symbol or metadata byte: it then
+// writes K0 with only its .text replaced (PC-relative relocations resolved by asmevo against K0's
+// addresses), leaving everything else untouched. Before either, register counts are recounted from the code
+// (resources_update.hpp), and a kernarg-preload prologue must still end at entry + 256; after
 // relinking, the result is read back and checked: descriptors agree with metadata, and, given K0, the host
 // ABI is unchanged (abi.hpp) — an edit that changes it is refused.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,7 +49,7 @@ struct RebuildOptions {
   const ElfFile* original = nullptr;  ///< K0: enables the ABI check and the in-place patch path
   const Module* recovered = nullptr;  ///< K0's recovery (instruction addresses by id), for the patch path
   bool allow_patch = true;
-  analysis::RecountPolicy policy = analysis::RecountPolicy::keep_at_least_original;
+  RecountPolicy policy = RecountPolicy::keep_at_least_original;
 };
 
 /// The `.amdgcn_target` id and `.amdhsa_code_object_version` a program declares.
@@ -156,49 +158,69 @@ struct PatchAttempt {
     if (s0 == nullptr || s0->value != t0->addr + s.value)
       return {std::nullopt, "symbol '" + s.name + "' moves or is new"};
   }
-  // Resolve the object's relocations against K0's addresses: every section the program defines sits at K0's address.
-  std::map<std::uint32_t, std::vector<std::pair<std::uint64_t, unsigned>>> relocated;  // section -> (offset, bytes)
-  std::vector<std::uint8_t> code(o->data(*t1).begin(), o->data(*t1).end());
+  // The object must say what K0 says about its target and symbols: otherwise the edit is not text-only.
+  if (o->e_flags() != k0.e_flags() || o->code_object_version() != k0.code_object_version())
+    return {std::nullopt, "the target id or code object version changes"};
+  for (const auto& s : o->symbols()) {
+    if (s.index == 0 || s.name.empty() || s.name.starts_with(".L") || s.type == stt_section || s.type == stt_file) continue;
+    const Symbol* s0 = k0.find_symbol(s.name);
+    if (s0 == nullptr) return {std::nullopt, "symbol '" + s.name + "' is new"};
+    const Section* home = s.section_name.empty() ? nullptr : k0.find_section(s.section_name);
+    const std::uint64_t value = s.shndx == shn_abs ? s.value : home ? home->addr + s.value : ~std::uint64_t{0};
+    if (value != s0->value || s.binding != s0->binding || s.type != s0->type || s.visibility != s0->visibility ||
+        s.size != s0->size)
+      return {std::nullopt, "symbol '" + s.name + "' changes"};
+  }
+  for (const auto& s0 : k0.symbols())
+    if (s0.index != 0 && !s0.name.empty() && s0.name != "_DYNAMIC" && s0.type != stt_section && s0.type != stt_file &&
+        o->find_symbol(s0.name) == nullptr)
+      return {std::nullopt, "symbol '" + s0.name + "' is gone"};
+
+  // Resolve the object's relocations as the linker would, at K0's addresses (every section the program defines
+  // sits at K0's address when nothing moved). Only PC-relative ones: an absolute address in a shared object
+  // needs a dynamic relocation, which only the linker can make.
+  std::map<std::uint32_t, std::vector<std::uint8_t>> image;  // section index in the object -> resolved bytes
+  for (const auto& s : o->sections())
+    if (s.index != 0 && (s.flags & shf_alloc)) image[s.index].assign(o->data(s).begin(), o->data(s).end());
   for (const auto& rel : o->relocations()) {
     unsigned width = 0;
     switch (rel.type) {
-      case r_amdgpu_abs32_lo: case r_amdgpu_abs32_hi: case r_amdgpu_rel32: case r_amdgpu_abs32:
-      case r_amdgpu_rel32_lo: case r_amdgpu_rel32_hi: width = 4; break;
-      case r_amdgpu_abs64: case r_amdgpu_rel64: width = 8; break;
-      default: return {std::nullopt, "relocation type " + relocation_type_name(rel.type) + " is not resolved by the patch path"};
+      case r_amdgpu_rel32: case r_amdgpu_rel32_lo: case r_amdgpu_rel32_hi: width = 4; break;
+      case r_amdgpu_rel64: width = 8; break;
+      default: return {std::nullopt, "relocation type " + relocation_type_name(rel.type) + " needs the linker"};
     }
-    relocated[rel.target_section].emplace_back(rel.offset, width);
-    if (rel.target_section != t1->index) continue;  // data relocations: compared below, masked
+    if (rel.target_section >= o->sections().size() || !image.count(rel.target_section))
+      return {std::nullopt, "relocation in a section that is not loaded"};
+    const Section& in = o->sections()[rel.target_section];
+    const Section* in0 = k0.find_section(in.name);
+    if (in0 == nullptr) return {std::nullopt, "section " + in.name + " is new"};
     if (rel.symbol_table == 0 || rel.symbol >= o->symbols().size()) return {std::nullopt, "relocation without a symbol"};
     const Symbol& sym = o->symbols()[rel.symbol];
     const Section* home = sym.section_name.empty() ? nullptr : k0.find_section(sym.section_name);
     if (home == nullptr) return {std::nullopt, "relocation against '" + sym.name + "' in a section K0 does not have"};
-    const std::uint64_t S = home->addr + sym.value, P = t0->addr + rel.offset;
-    const std::uint64_t A = static_cast<std::uint64_t>(rel.addend);
-    std::uint64_t v = 0;
-    switch (rel.type) {
-      case r_amdgpu_abs32_lo: case r_amdgpu_abs32: case r_amdgpu_abs64: v = S + A; break;
-      case r_amdgpu_abs32_hi: v = (S + A) >> 32; break;
-      case r_amdgpu_rel32: case r_amdgpu_rel32_lo: case r_amdgpu_rel64: v = S + A - P; break;
-      case r_amdgpu_rel32_hi: v = (S + A - P) >> 32; break;
-      default: break;
-    }
-    if (rel.offset + width > code.size()) return {std::nullopt, "relocation past the end of .text"};
-    put_le(code, rel.offset, v, width);
+    const std::uint64_t S = home->addr + sym.value, P = in0->addr + rel.offset;
+    const std::uint64_t v = S + static_cast<std::uint64_t>(rel.addend) - P;
+    auto& bytes = image[rel.target_section];
+    if (rel.offset + width > bytes.size()) return {std::nullopt, "relocation past the end of " + in.name};
+    put_le(bytes, rel.offset, rel.type == r_amdgpu_rel32_hi ? v >> 32 : v, width);
   }
-  // Every allocated data section of the object must equal K0's, except where relocations will put addresses
-  // (descriptor entry offsets): then descriptors, data and layout are unchanged.
+  // Every loaded section but .text, resolved, must be K0's byte for byte: descriptors (their entry offsets are
+  // relocations), data and layout are unchanged.
+  std::vector<std::uint8_t> code;
   for (const auto& s : o->sections()) {
-    if (s.index == 0 || !(s.flags & shf_alloc) || s.name == ".text") continue;
+    if (s.index == 0 || !(s.flags & shf_alloc)) continue;
+    if (s.name == ".text") {
+      code = image[s.index];
+      continue;
+    }
     const Section* s0 = k0.find_section(s.name);
     if (s0 == nullptr || s0->size != s.size || s0->type != s.type) return {std::nullopt, "section " + s.name + " changes"};
-    auto a = k0.data(*s0), b = o->data(s);
-    std::vector<bool> mask(b.size(), false);
-    for (const auto& [off, w] : relocated[s.index])
-      for (unsigned i = 0; i < w && off + i < mask.size(); ++i) mask[off + i] = true;
-    for (std::size_t i = 0; i < b.size(); ++i)
-      if (!mask[i] && a[i] != b[i]) return {std::nullopt, "section " + s.name + " changes at offset " + std::to_string(i)};
+    const auto a = k0.data(*s0);
+    const auto& b = image[s.index];
+    for (std::size_t i = 0; i < b.size() && i < a.size(); ++i)
+      if (a[i] != b[i]) return {std::nullopt, "section " + s.name + " changes at offset " + std::to_string(i)};
   }
+  if (code.size() != t1->size) return {std::nullopt, "internal: .text image"};
   auto md0 = read_metadata(k0), md1 = read_metadata(*o);
   if (!md0 || !md1 || canonical(*md0) != canonical(*md1)) return {std::nullopt, "the metadata changes"};
   // Pad with s_nop 0 (0xbf800000, SOPP; what LLVM's AMDGPUAsmBackend::writeNopData fills .text with).
@@ -209,6 +231,45 @@ struct PatchAttempt {
   return r;
 }
 
+/// Firmware that preloads kernargs starts a kernel at entry + 256 (AMDGPUUsage, "Preload Kernel Arguments"), so a
+/// recovered kernarg-preload prologue (the `.p2align 8` recovery marks "entry + 256") must still end exactly
+/// there: a prologue that grew past 256 bytes would be padded to 512 and preloading firmware would start inside
+/// it. Checked on LLVM's layout of the program. Hand-written prologues without recovery's marker are not checked.
+[[nodiscard]] inline Expected<void> check_preload_prologues(const Program& p, mc::Encoder& enc) {
+  std::vector<std::size_t> markers;
+  std::set<std::string> kernels;
+  for (std::size_t i = 0; i < p.items.size(); ++i) {
+    const Item& it = p.items[i];
+    if (it.kind == Item::Kind::directive && it.name == ".p2align" && it.text == "8" &&
+        it.comment.find("entry + 256") != std::string::npos)
+      markers.push_back(i);
+    if (it.kind == Item::Kind::kernel) kernels.insert(it.kernel.name);
+  }
+  if (markers.empty()) return {};
+  auto placed = enc.encode_placed(p);
+  if (!placed) return unexpected(std::move(placed).error());
+  std::vector<std::uint64_t> offset_of(p.items.size(), ~std::uint64_t{0});  // item -> offset of the next instruction
+  std::uint64_t next = ~std::uint64_t{0};
+  std::size_t k = placed->size();
+  for (std::size_t i = p.items.size(); i-- > 0;) {
+    if (p.items[i].kind == Item::Kind::inst) next = (*placed)[--k].offset;
+    offset_of[i] = next;
+  }
+  for (std::size_t m : markers) {
+    std::size_t l = m;
+    while (l > 0 && !(p.items[l].kind == Item::Kind::label && kernels.count(p.items[l].name))) --l;
+    if (!(p.items[l].kind == Item::Kind::label && kernels.count(p.items[l].name))) continue;
+    const std::uint64_t entry = offset_of[l], body = offset_of[m];
+    if (body - entry != 256)
+      return fail(DiagCode::invalid_operand,
+                  "kernel '" + p.items[l].name + "': the kernarg-preload prologue now ends " + std::to_string(body - entry) +
+                      " bytes after the entry; firmware that preloads kernargs starts at entry + 256",
+                  Loc{p.file, p.items[m].line, 0, {}}, {},
+                  "keep the prologue (the code before this .p2align 8) within 256 bytes, or edit after it");
+  }
+  return {};
+}
+
 }  // namespace detail
 
 /// Rebuilds a code object from `p` (see the file comment). `enc` must be for the program's target.
@@ -216,12 +277,19 @@ struct PatchAttempt {
   RebuildResult res;
   auto tgt = program_target(p);
   if (!tgt) return unexpected(std::move(tgt).error());
+  if (enc.target() != p.target || enc.context().features() != llvm_features(tgt->target_id))
+    return fail(DiagCode::usage,
+                "the encoder is for " + std::string(to_string(enc.target())) + " '" + enc.context().features() +
+                    "' but the program's .amdgcn_target is " + tgt->target_id,
+                Loc{p.file, 0, 0, {}}, {}, "create it with mc::Encoder::create(target, codeobject::llvm_features(target_id))");
 
   // Recount resources and refresh descriptors and metadata counts.
   const bool xnack = tgt->target_id.find(":xnack-") == std::string::npos;  // on or "any" (no :xnack±)
   auto changes = recount_kernels(p, *tgt, xnack, enc.context(), opt.policy);
   if (!changes) return unexpected(std::move(changes).error());
   res.changes = std::move(*changes);
+
+  if (auto pro = detail::check_preload_prologues(p, enc); !pro) return unexpected(std::move(pro).error());
 
   PrintOptions po;
   po.ids = false;

@@ -2,7 +2,7 @@
 //
 // Used by rebuild() before assembling: an edit that uses more registers than K0 declared must raise the
 // descriptor's granulated counts (or the hardware allocates too few and the extra registers alias another
-// wave's), and the metadata counts must follow. Policy (analysis::RecountPolicy): by default counts never
+// wave's), and the metadata counts must follow. Policy (RecountPolicy): by default counts never
 // drop below what the program already declares, so an unedited program keeps its exact descriptor.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "asmevo/analysis/resources.hpp"
+#include "asmevo/codeobject/recount.hpp"
 #include "asmevo/codeobject/descriptor.hpp"
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/ir/printer.hpp"
@@ -51,55 +52,35 @@ namespace detail {
   return a;
 }
 
-/// Identifiers in an expression operand (`poly_term-.Lpc3-4`, `(x-.L1)>>32`).
-[[nodiscard]] inline std::vector<std::string_view> identifiers(std::string_view e) {
-  std::vector<std::string_view> out;
-  const auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; };
-  const auto tail = [&](char c) { return head(c) || std::isdigit(static_cast<unsigned char>(c)); };
-  for (std::size_t i = 0; i < e.size();) {
-    if (!head(e[i])) { ++i; continue; }
-    std::size_t j = i + 1;
-    while (j < e.size() && tail(e[j])) ++j;
-    out.push_back(e.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
-/// The registers a kernel's code uses, with every function it reaches. Calls on gfx9 are s_swappc_b64 to an
-/// address built PC-relatively from the callee's symbol, so a function is reached when an operand of reached code
-/// names it. Code that leaves through s_swappc/s_setpc with no function named (an address loaded from memory) is
-/// charged every instruction of the program: that can over-count, never under-count.
-[[nodiscard]] inline analysis::RegisterUsage kernel_usage(const Program& p, std::string_view kernel) {
-  std::set<std::string, std::less<>> functions;
+/// The registers a kernel's code uses, with every function it may call. Calls on gfx9 are s_swappc_b64 to an
+/// address in registers (usually built PC-relatively from the callee's symbol, but it may be loaded from memory),
+/// so a kernel that leaves its own code through s_swappc/s_setpc is charged every function of the program (not
+/// the other kernels): that can over-count, never under-count. Also returns the first scratch instruction, if any.
+[[nodiscard]] inline analysis::RegisterUsage kernel_usage(const Program& p, std::string_view kernel,
+                                                          std::optional<InstId>* scratch = nullptr) {
+  std::set<std::string, std::less<>> kernels;
   for (const auto& it : p.items)
-    if (it.kind == Item::Kind::directive && it.name == ".type" && it.text.find("@function") != std::string::npos)
-      functions.insert(it.text.substr(0, it.text.find(',')));
-  std::vector<std::string> work{std::string(kernel)};
-  std::set<std::string, std::less<>> seen{std::string(kernel)};
+    if (it.kind == Item::Kind::kernel) kernels.insert(it.kernel.name);
+  std::vector<std::string> reached{std::string(kernel)};
+  const auto own = analysis::kernel_items(p, kernel);
+  if (calls_out(own))
+    for (const auto& it : p.items)
+      if (it.kind == Item::Kind::directive && it.name == ".type" && it.text.find("@function") != std::string::npos) {
+        std::string f = it.text.substr(0, it.text.find(','));
+        while (!f.empty() && f.back() == ' ') f.pop_back();
+        if (!kernels.count(f)) reached.push_back(std::move(f));
+      }
   analysis::RegisterUsage use;
-  bool named_callee = false;
-  bool leaves = false;
-  while (!work.empty()) {
-    const std::string f = work.back();
-    work.pop_back();
+  for (const auto& f : reached) {
     const auto code = analysis::kernel_items(p, f);
     use = merge(use, analysis::scan(code));
-    leaves = leaves || calls_out(code);
-    for (const auto& it : code) {
-      if (it.kind != Item::Kind::inst) continue;
-      for (const auto& o : it.inst.ops) {
-        if (o.kind != Operand::Kind::expr) continue;
-        for (auto id : identifiers(o.text))
-          if (functions.count(id) && !seen.count(id)) {
-            seen.emplace(id);
-            work.emplace_back(id);
-            named_callee = true;
-          }
-      }
-    }
+    if (scratch != nullptr && !*scratch)
+      for (const auto& it : code)
+        if (it.kind == Item::Kind::inst && mnemonic_text(it.inst).starts_with("scratch_")) {
+          *scratch = it.inst.id;
+          break;
+        }
   }
-  if (leaves && !named_callee) return merge(use, analysis::scan(p));
   return use;
 }
 
@@ -114,7 +95,7 @@ namespace detail {
   if (use.agprs > 0 && use.vgprs > accum) return false;  // ArchVGPRs would overlap AccVGPRs
   const int vgprs = std::max(use.vgprs, use.agprs > 0 ? accum + use.agprs : 0);
   if (vgprs > kd.allocated_vgprs()) return false;
-  const analysis::Requirements need = analysis::requirements(use, kd, t, xnack);
+  const Requirements need = requirements(use, kd, t, xnack);
   return need.total_sgprs <= kd.allocated_sgprs();
 }
 
@@ -127,7 +108,7 @@ namespace detail {
 /// calls (detail::kernel_usage says how they are found).
 template <class TargetInfo>
 [[nodiscard]] inline Expected<std::vector<std::string>> recount_kernels(Program& p, const TargetInfo& tgt, bool xnack,
-                                                                        mc::Context& ctx, analysis::RecountPolicy policy) {
+                                                                        mc::Context& ctx, RecountPolicy policy) {
   std::vector<std::string> changes;
   std::size_t meta_at = p.items.size();
   for (std::size_t i = 0; i < p.items.size(); ++i)
@@ -153,18 +134,27 @@ template <class TargetInfo>
     if (code.empty())
       return fail(DiagCode::parse_error, "kernel '" + name + "' has an .amdhsa_kernel block but no code label '" + name + ":'",
                   Loc{p.file, it.line, 0, {}});
-    const analysis::RegisterUsage use = detail::kernel_usage(p, name);
+    std::optional<InstId> scratch;
+    const analysis::RegisterUsage use = detail::kernel_usage(p, name, &scratch);
+    // Scratch needs a private segment: without one the CP sets up no scratch and the access faults or lands
+    // elsewhere. LDS is not checked: a kernel may use LDS the launch allocates dynamically.
+    if (scratch && kd->private_segment_fixed_size() == 0 && !kd->get(field::uses_dynamic_stack))
+      return fail(DiagCode::invalid_operand,
+                  "kernel '" + name + "' uses scratch (i" + std::to_string(scratch->value) +
+                      ") but its descriptor allocates no private segment",
+                  Loc{p.file, it.line, 0, scratch->value}, {},
+                  "set .amdhsa_private_segment_fixed_size (and .amdhsa_enable_private_segment) in its .amdhsa_kernel block");
     // The kernel's metadata map, found by its descriptor symbol.
     nlohmann::ordered_json* km = nullptr;
     if (md && md->contains("amdhsa.kernels") && (*md)["amdhsa.kernels"].is_array())
       for (auto& k : (*md)["amdhsa.kernels"])
         if (k.is_object() && k.contains(".symbol") && k[".symbol"] == name + ".kd") km = &k;
-    if (policy == analysis::RecountPolicy::keep_at_least_original && detail::allocation_holds(*kd, use, p.target, xnack))
+    if (policy == RecountPolicy::keep_at_least_original && detail::allocation_holds(*kd, use, p.target, xnack))
       continue;
-    analysis::RecountOptions ro;
+    RecountOptions ro;
     ro.xnack = xnack;
     if (km != nullptr) {
-      analysis::MetadataCounts mc0;
+      MetadataCounts mc0;
       const auto get = [&](const char* key) -> std::optional<int> {
         if (km->contains(key) && (*km)[key].is_number_integer()) return (*km)[key].get<int>();
         return std::nullopt;
@@ -174,7 +164,7 @@ template <class TargetInfo>
       mc0.sgpr_count = get(".sgpr_count");
       ro.k0_metadata = mc0;
     }
-    auto r = analysis::recount(*kd, p.target, use, policy, ro);
+    auto r = recount(*kd, p.target, use, policy, ro);
     if (!r) {
       Diag d = std::move(r).error();
       d.message = "kernel '" + name + "': " + d.message;
