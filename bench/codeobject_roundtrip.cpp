@@ -63,10 +63,7 @@ int main(int argc, char** argv) {
     }
     corpus = *c;
   }
-  std::vector<fs::path> files;
-  for (const char* ext : {".co", ".hsaco"})
-    for (auto& p : test::files_with_ext(corpus, ext)) files.push_back(p);
-  std::sort(files.begin(), files.end());
+  const std::vector<fs::path> files = test::code_objects(corpus);
   std::string tmpl = (fs::temp_directory_path() / "asmevo-bench-XXXXXX").string();
   const fs::path tmp = ::mkdtemp(tmpl.data());
 

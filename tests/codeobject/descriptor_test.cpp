@@ -208,15 +208,6 @@ using namespace asmevo::codeobject;
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
-/// The code objects of the corpus folders the brief names (aiter-co, triton, debian-rocr-blit-co).
-std::vector<fs::path> corpus_objects(const fs::path& corpus) {
-  std::vector<fs::path> v;
-  for (const char* dir : {"aiter-co", "triton", "debian-rocr-blit-co"})
-    for (const char* ext : {".co", ".hsaco"})
-      for (auto& p : test::files_with_ext(corpus / dir, ext)) v.push_back(p);
-  return v;
-}
-
 /// The code objects clang-22 builds from examples/kernels (empty when clang-22 was not found at configure time).
 std::vector<fs::path> example_objects() {
   std::vector<fs::path> v;
@@ -390,7 +381,7 @@ void check_against_objdump(const std::vector<fs::path>& files, int& checked) {
 TEST(KernelDescriptor, FieldsAgreeWithObjdumpOnCorpus) {
   ASMEVO_REQUIRE_CORPUS(corpus);
   int checked = 0;
-  check_against_objdump(corpus_objects(corpus), checked);
+  check_against_objdump(asmevo::test::code_objects(corpus), checked);
   std::printf("corpus: fields() agree with llvm-objdump on %d kernels\n", checked);
   EXPECT_EQ(checked, 75);
 }
@@ -407,7 +398,7 @@ TEST(KernelDescriptor, FieldsAgreeWithObjdumpOnExamples) {
 TEST(KernelDescriptor, CorpusRoundTripsThroughLlvmMc) {
   ASMEVO_REQUIRE_CORPUS(corpus);
   RoundTripStats st;
-  round_trip(corpus_objects(corpus), st);
+  round_trip(asmevo::test::code_objects(corpus), st);
   std::printf("corpus: %d objects, %d kernels; llvm-mc reproduced %d, from_directives reproduced %d; "
               "%d gfx908 kernels skipped\n",
               st.objects, st.kernels, st.via_llvm_mc, st.via_from_directives, st.skipped_gfx908);
@@ -679,7 +670,7 @@ void metadata_checks(const std::vector<fs::path>& files, int& clean, int& mutate
 TEST(KernelDescriptor, MetadataAgreesOnCorpusAndMutationsAreReported) {
   ASMEVO_REQUIRE_CORPUS(corpus);
   int clean = 0, mutated = 0;
-  metadata_checks(corpus_objects(corpus), clean, mutated);
+  metadata_checks(asmevo::test::code_objects(corpus), clean, mutated);
   std::printf("corpus metadata: %d kernels without a diagnostic; mutations reported on %d\n", clean, mutated);
   EXPECT_EQ(clean, 75);
   EXPECT_EQ(mutated, 75);

@@ -62,12 +62,6 @@ std::vector<std::uint8_t> bytes_of(const fs::path& p) {
   return {s.begin(), s.end()};
 }
 
-std::vector<fs::path> corpus_objects(const fs::path& dir) {
-  auto v = asmevo::test::files_with_ext(dir, ".co");
-  auto h = asmevo::test::files_with_ext(dir, ".hsaco");
-  v.insert(v.end(), h.begin(), h.end());
-  return v;
-}
 
 /// A fresh scratch folder for this test binary.
 fs::path scratch_path() { return fs::temp_directory_path() / ("asmevo_elf_test_" + std::to_string(::getpid())); }
@@ -391,7 +385,7 @@ const std::vector<std::uint8_t>& shared_object() {
 
 TEST(ElfCorpus, EveryObjectAgreesWithReadelf) {
   ASMEVO_REQUIRE_CORPUS(dir);
-  const auto files = corpus_objects(dir);
+  const auto files = asmevo::test::code_objects(dir);
   ASSERT_FALSE(files.empty()) << "no code objects under " << dir;
   std::size_t facts = 0;
   std::map<std::string, int> by_target;

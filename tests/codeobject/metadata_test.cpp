@@ -45,12 +45,6 @@ RunResult run(const std::string& cmd) {
 
 std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
 
-std::vector<fs::path> corpus_objects(const fs::path& dir) {
-  auto v = asmevo::test::files_with_ext(dir, ".co");
-  auto h = asmevo::test::files_with_ext(dir, ".hsaco");
-  v.insert(v.end(), h.begin(), h.end());
-  return v;
-}
 
 fs::path scratch_path() { return fs::temp_directory_path() / ("asmevo_metadata_test_" + std::to_string(::getpid())); }
 
@@ -156,7 +150,7 @@ std::vector<std::uint64_t> readelf_version(const fs::path& p) {
 
 TEST(MetadataCorpus, DecodeThenEncodeGivesTheNoteBytes) {
   ASMEVO_REQUIRE_CORPUS(dir);
-  const auto files = corpus_objects(dir);
+  const auto files = asmevo::test::code_objects(dir);
   ASSERT_FALSE(files.empty());
   std::size_t identical = 0, kernels_total = 0, args_total = 0, hidden_total = 0;
   for (const auto& p : files) {
@@ -222,7 +216,7 @@ TEST(MetadataCorpus, DecodeThenEncodeGivesTheNoteBytes) {
 
 TEST(MetadataCorpus, YamlReassemblesWithLlvmMcToTheSameDocument) {
   ASMEVO_REQUIRE_CORPUS(dir);
-  const auto files = corpus_objects(dir);
+  const auto files = asmevo::test::code_objects(dir);
   ASSERT_FALSE(files.empty());
   std::size_t equal_docs = 0, equal_bytes = 0, n = 0;
   for (const auto& p : files) {

@@ -23,13 +23,6 @@ namespace fs = std::filesystem;
 using namespace asmevo;
 using namespace asmevo::codeobject;
 
-std::vector<fs::path> corpus_objects(const fs::path& dir) {
-  std::vector<fs::path> v;
-  for (const char* ext : {".co", ".hsaco"})
-    for (auto& p : test::files_with_ext(dir, ext)) v.push_back(p);
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 std::vector<fs::path> example_objects() {
   std::vector<fs::path> v;
@@ -123,7 +116,7 @@ TEST(Roundtrip, ProjectKernels) {
 TEST(Roundtrip, EveryCorpusObject) {
   ASMEVO_REQUIRE_CORPUS(dir);
   std::size_t ok = 0, insts = 0, refused = 0;
-  for (const auto& f : corpus_objects(dir)) {
+  for (const auto& f : asmevo::test::code_objects(dir)) {
     auto elf = ElfFile::read(f);
     ASSERT_TRUE(elf) << elf.error().str();
     if (!elf->target()) {
@@ -366,7 +359,7 @@ TEST(Grow, ProjectKernels) {
 TEST(Grow, EveryCorpusObject) {
   ASMEVO_REQUIRE_CORPUS(dir);
   std::size_t b = 0, pc = 0, g = 0, n = 0;
-  for (const auto& f : corpus_objects(dir)) {
+  for (const auto& f : asmevo::test::code_objects(dir)) {
     auto elf = ElfFile::read(f);
     ASSERT_TRUE(elf);
     if (!elf->target()) continue;  // gfx908: see Roundtrip.EveryCorpusObject

@@ -1,6 +1,7 @@
 // Finds the shared test corpus (ASMEVO_CORPUS_DIR, else ../shared/corpus beside the checkout) for corpus tests.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -50,6 +51,15 @@ inline std::vector<std::filesystem::path> files_with_ext(const std::filesystem::
   if (!std::filesystem::is_directory(dir)) return v;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ext) v.push_back(e.path());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+/// Every code object (`.co`, `.hsaco`) under `dir`, sorted.
+inline std::vector<std::filesystem::path> code_objects(const std::filesystem::path& dir) {
+  auto v = files_with_ext(dir, ".co");
+  auto h = files_with_ext(dir, ".hsaco");
+  v.insert(v.end(), h.begin(), h.end());
   std::sort(v.begin(), v.end());
   return v;
 }

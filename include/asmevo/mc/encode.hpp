@@ -150,18 +150,31 @@ class Encoder {
                     " but cannot read it back: " + e.message;
         return unexpected(std::move(e));
       }
-      DecodedInst di{x.offset, x.size, std::move(*in), true, {}};
-      const std::span<const std::uint8_t> mine = bytes.subspan(x.offset, x.size);
+      out.push_back(DecodedInst{x.offset, x.size, std::move(*in), true, {}});
+    }
+    // Check every result by re-encoding it: all of them in one assembly run (one MCContext for the whole span,
+    // which is what makes decoding a whole .text affordable), then, for the few that do not match, one by one
+    // with the fields LLVM's text does not carry restored.
+    std::string text;
+    text.reserve(out.size() * 40);
+    for (const auto& di : out) text += print_inst(di.inst) + '\n';
+    const AssembleReport batch = ctx_->assemble_all(text, "<decode>");
+    std::vector<const Encoded*> by_line(out.size() + 1, nullptr);
+    for (const auto& e : batch.instructions)
+      if (e.line >= 1 && e.line <= out.size()) by_line[e.line] = by_line[e.line] ? nullptr : &e;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      DecodedInst& di = out[k];
+      const std::span<const std::uint8_t> mine = bytes.subspan(di.offset, di.size);
+      const Encoded* e = by_line[k + 1];
+      if (e != nullptr && e->bytes.size() == mine.size() && std::equal(e->bytes.begin(), e->bytes.end(), mine.begin())) continue;
+      if (reencodes_to(di.inst, mine)) continue;
+      restore_fields(di.inst, mine);
       if (!reencodes_to(di.inst, mine)) {
-        restore_fields(di.inst, mine);
-        if (!reencodes_to(di.inst, mine)) {
-          di.exact = false;
-          auto why = ctx_->encode_line(print_inst(di.inst));
-          di.note = why ? "LLVM's disassembly of these bytes does not re-encode to them (bits its syntax cannot express)"
-                        : "LLVM's assembler refuses this instruction: " + why.error().message;
-        }
+        di.exact = false;
+        auto why = ctx_->encode_line(print_inst(di.inst));
+        di.note = why ? "LLVM's disassembly of these bytes does not re-encode to them (bits its syntax cannot express)"
+                      : "LLVM's assembler refuses this instruction: " + why.error().message;
       }
-      out.push_back(std::move(di));
     }
     return out;
   }
