@@ -510,6 +510,9 @@ namespace detail {
   if (!v.empty() && v.size() >= 2 && v[0] == '0' &&
       (v[1] == 'x' || v[1] == 'X' || v[1] == 'b' || v[1] == 'B' || v[1] == 'o' || v[1] == 'O'))
     return true;
+  // Anything else that starts like a number: LLVM's reader does not always fall back to a string when the rest
+  // is not a number ("09.kd" fails as an invalid octal number; found by tests/codeobject/properties_test.cpp).
+  if (!v.empty() && v[0] >= '0' && v[0] <= '9') return true;
   // strtod accepts what LLVM's to_float accepts (decimal, hex floats, inf, nan, leading spaces); the integer forms
   // above that strtod does not read (0b.., 0o..) were caught already.
   char* end = nullptr;
@@ -531,9 +534,18 @@ namespace detail {
   if (!((f >= 'a' && f <= 'z') || (f >= 'A' && f <= 'Z') || (f >= '0' && f <= '9') || f == '.' || f == '_' || f == '/'))
     return false;
   if (s.back() == ' ') return false;
+  // The assembler's lexer reads the block before LLVM's YAML reader does (AMDGPUAsmParser collects it token by
+  // token), and it rejects malformed numbers: a token that starts with a digit, or with '.' then a digit ("09.kd",
+  // ".1-"), must be quoted (found by tests/codeobject/properties_test.cpp).
+  const auto ident = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  };
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (!ok_char(s[i])) return false;
     if (s[i] == ' ' && i + 1 < s.size() && s[i + 1] == ' ') return false;
+    const bool token_start = i == 0 || !ident(s[i - 1]);
+    if (token_start && ((s[i] >= '0' && s[i] <= '9') || (s[i] == '.' && i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9')))
+      return false;
   }
   // YAML 1.1 / LLVM YAMLParser specials that a plain scalar must not be.
   static constexpr std::string_view special[] = {"null", "Null", "NULL", "~", "...", "---"};
