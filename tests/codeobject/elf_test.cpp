@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "support/corpus.hpp"
+#include "support/process.hpp"
 
 namespace fs = std::filesystem;
 using namespace asmevo;
@@ -26,24 +27,10 @@ using namespace asmevo::codeobject;
 
 namespace {
 
-struct RunResult {
-  int status = -1;
-  std::string out;
-};
-
+using asmevo::test::RunResult;
 /// Runs a shell command, capturing stdout (stderr goes to the test log).
-RunResult run(const std::string& cmd) {
-  RunResult r;
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  r.status = ::pclose(p);
-  return r;
-}
-
-std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+RunResult run(const std::string& cmd) { return asmevo::test::run_command(cmd); }
+std::string quote(const fs::path& p) { return asmevo::test::shell_quote(p); }
 
 std::vector<std::string> words(const std::string& line) {
   std::istringstream in(line);

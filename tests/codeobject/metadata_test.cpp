@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "support/corpus.hpp"
+#include "support/process.hpp"
 
 namespace fs = std::filesystem;
 using namespace asmevo;
@@ -27,23 +28,10 @@ using namespace asmevo::codeobject;
 
 namespace {
 
-struct RunResult {
-  int status = -1;
-  std::string out;
-};
-
-RunResult run(const std::string& cmd) {
-  RunResult r;
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  r.status = ::pclose(p);
-  return r;
-}
-
-std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+using asmevo::test::RunResult;
+/// Runs a shell command, capturing stdout (stderr goes to the test log).
+RunResult run(const std::string& cmd) { return asmevo::test::run_command(cmd); }
+std::string quote(const fs::path& p) { return asmevo::test::shell_quote(p); }
 
 
 fs::path scratch_path() { return fs::temp_directory_path() / ("asmevo_metadata_test_" + std::to_string(::getpid())); }

@@ -13,6 +13,7 @@
 
 #include "asmevo/codeobject/recover_code.hpp"
 #include "support/corpus.hpp"
+#include "support/process.hpp"
 
 namespace {
 
@@ -59,21 +60,10 @@ std::uint32_t u32(std::span<const std::uint8_t> b, std::uint64_t at) { return co
 
 // ---- tools ------------------------------------------------------------------------------------------------------
 
-struct RunResult {
-  int status = -1;
-  std::string out;
-};
-RunResult run(const std::string& cmd) {
-  RunResult r;
-  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[65536];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  r.status = ::pclose(p);
-  return r;
-}
-std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+using asmevo::test::RunResult;
+/// Runs a shell command, capturing stdout and stderr.
+RunResult run(const std::string& cmd) { return asmevo::test::run_command(cmd, /*with_stderr=*/true); }
+std::string quote(const fs::path& p) { return asmevo::test::shell_quote(p); }
 
 /// A scratch folder removed at the end of the test.
 struct TempDir {
