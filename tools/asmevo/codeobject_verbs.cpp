@@ -59,6 +59,22 @@ std::optional<Module> load_module(const ElfFile& elf, std::unique_ptr<mc::Encode
   return std::move(*m);
 }
 
+/// A code object read and recovered, with the encoder that recovered it.
+struct Loaded {
+  ElfFile elf;
+  std::unique_ptr<mc::Encoder> enc;
+  Module m;
+};
+
+std::optional<Loaded> load_recovered(const std::string& path, int& rc) {
+  auto elf = load_object(path, rc);
+  if (!elf) return std::nullopt;
+  std::unique_ptr<mc::Encoder> enc;
+  auto m = load_module(*elf, enc, rc);
+  if (!m) return std::nullopt;
+  return Loaded{std::move(*elf), std::move(enc), std::move(*m)};
+}
+
 Json kernel_json(const ElfFile& elf, const KernelInfo& k, Target t, int cov) {
   Json j;
   j["name"] = k.name;
@@ -80,11 +96,10 @@ int cmd_inspect(int argc, char** argv) {
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 1) return usage_error("inspect takes exactly one code object");
   int rc = 0;
-  auto elf = load_object(a.pos[0], rc);
-  if (!elf) return rc;
-  std::unique_ptr<mc::Encoder> enc;
-  auto m = load_module(*elf, enc, rc);
-  if (!m) return rc;
+  auto loaded = load_recovered(a.pos[0], rc);
+  if (!loaded) return rc;
+  const ElfFile* elf = &loaded->elf;
+  Module* m = &loaded->m;
   const bool json = a.opt.count("--json") != 0;
   auto metas = kernels(m->metadata);
   if (!metas) return report(metas.error());
@@ -143,11 +158,10 @@ int cmd_disasm(int argc, char** argv) {
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 1) return usage_error("disasm takes exactly one code object");
   int rc = 0;
-  auto elf = load_object(a.pos[0], rc);
-  if (!elf) return rc;
-  std::unique_ptr<mc::Encoder> enc;
-  auto m = load_module(*elf, enc, rc);
-  if (!m) return rc;
+  auto loaded = load_recovered(a.pos[0], rc);
+  if (!loaded) return rc;
+  const ElfFile* elf = &loaded->elf;
+  Module* m = &loaded->m;
   const std::string text = print_module(*m);
   for (const auto& n : m->notes) std::cerr << "asmevo: note: " << n.message << "\n";
   if (auto o = a.opt.find("-o"); o != a.opt.end()) {
@@ -207,17 +221,13 @@ int cmd_assemble(int argc, char** argv) {
   auto enc = mc::Encoder::create(p->target, llvm_features(tid->target_id));
   if (!enc) return report(enc.error());
   RebuildOptions opt;
-  std::optional<ElfFile> k0;
-  std::optional<Module> m0;
-  std::unique_ptr<mc::Encoder> enc0;
+  std::optional<Loaded> k0;
   if (auto o = a.opt.find("--original"); o != a.opt.end()) {
     if (same_file(out->second, o->second)) return usage_error("-o '" + out->second + "' would overwrite the original");
-    k0 = load_object(o->second, rc);
+    k0 = load_recovered(o->second, rc);
     if (!k0) return rc;
-    m0 = load_module(*k0, enc0, rc);
-    if (!m0) return rc;
-    opt.original = &*k0;
-    opt.recovered = &*m0;
+    opt.original = &k0->elf;
+    opt.recovered = &k0->m;
   }
   opt.allow_patch = a.opt.count("--no-patch") == 0;
   if (a.opt.count("--exact-resources")) opt.policy = RecountPolicy::exact;
@@ -242,12 +252,12 @@ int cmd_roundtrip(int argc, char** argv) {
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 1) return usage_error("roundtrip takes exactly one code object");
   int rc = 0;
-  auto elf = load_object(a.pos[0], rc);
-  if (!elf) return rc;
-  std::unique_ptr<mc::Encoder> enc;
   const auto t0 = std::chrono::steady_clock::now();
-  auto m = load_module(*elf, enc, rc);
-  if (!m) return rc;
+  auto loaded = load_recovered(a.pos[0], rc);
+  if (!loaded) return rc;
+  const ElfFile* elf = &loaded->elf;
+  Module* m = &loaded->m;
+  mc::Encoder* enc = loaded->enc.get();
   // Through the text, as a user's edit would go: print, parse, rebuild by relinking (no patch shortcut).
   const std::string text = print_module(*m);
   auto p = parse_program(text, m->target, a.pos[0] + ".s");

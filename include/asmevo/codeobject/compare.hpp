@@ -93,7 +93,7 @@ inline void compare_symbols(std::string_view table, const std::vector<Symbol>& a
   const Symbol* s = f.find_symbol(kd);
   if (s == nullptr) return {};
   for (const auto& sec : f.sections())
-    if (sec.index != 0 && s->value >= sec.addr && s->value + 64 <= sec.addr + sec.size) {
+    if (sec.index != 0 && (sec.flags & 2 /* SHF_ALLOC */) && s->value >= sec.addr && s->value + 64 <= sec.addr + sec.size) {
       auto d = f.data(sec);
       if (d.size() < s->value - sec.addr + 64) return {};
       auto b = d.subspan(static_cast<std::size_t>(s->value - sec.addr), 64);

@@ -17,15 +17,12 @@
 #include "asmevo/codeobject/recount.hpp"
 #include "asmevo/codeobject/descriptor.hpp"
 #include "asmevo/codeobject/metadata.hpp"
+#include "asmevo/codeobject/program_target.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/mc/llvm_mc.hpp"
 
 namespace asmevo::codeobject {
-
-struct ProgramTarget;  // rebuild.hpp
-[[nodiscard]] inline Expected<nlohmann::ordered_json> metadata_from_yaml(std::string_view yaml, const ProgramTarget& t,
-                                                                         mc::Context& ctx, const Loc& where);
 
 namespace detail {
 
@@ -106,19 +103,23 @@ namespace detail {
 /// whose declared allocation already holds what its code uses is left exactly as written (descriptor and
 /// metadata); otherwise its counts are raised by analysis::recount. A kernel's code includes the functions it
 /// calls (detail::kernel_usage says how they are found).
-template <class TargetInfo>
-[[nodiscard]] inline Expected<std::vector<std::string>> recount_kernels(Program& p, const TargetInfo& tgt, bool xnack,
+[[nodiscard]] inline Expected<std::vector<std::string>> recount_kernels(Program& p, const ProgramTarget& tgt, bool xnack,
                                                                         mc::Context& ctx, RecountPolicy policy) {
   std::vector<std::string> changes;
   std::size_t meta_at = p.items.size();
   for (std::size_t i = 0; i < p.items.size(); ++i)
     if (p.items[i].kind == Item::Kind::metadata) meta_at = i;
+  // The metadata is read (one LLVM assembly of the block) only when some kernel's counts must change.
   std::optional<nlohmann::ordered_json> md;
-  if (meta_at != p.items.size()) {
+  bool md_read = false;
+  const auto load_metadata = [&]() -> Expected<void> {
+    if (md_read || meta_at == p.items.size()) return {};
+    md_read = true;
     auto m = metadata_from_yaml(p.items[meta_at].text, tgt, ctx, Loc{p.file, p.items[meta_at].line, 0, {}});
     if (!m) return unexpected(std::move(m).error());
     md = std::move(*m);
-  }
+    return {};
+  };
   bool md_changed = false;
   for (auto& it : p.items) {
     if (it.kind != Item::Kind::kernel) continue;
@@ -144,13 +145,14 @@ template <class TargetInfo>
                       ") but its descriptor allocates no private segment",
                   Loc{p.file, it.line, 0, scratch->value}, {},
                   "set .amdhsa_private_segment_fixed_size (and .amdhsa_enable_private_segment) in its .amdhsa_kernel block");
+    if (policy == RecountPolicy::keep_at_least_original && detail::allocation_holds(*kd, use, p.target, xnack))
+      continue;
+    if (auto l = load_metadata(); !l) return unexpected(std::move(l).error());
     // The kernel's metadata map, found by its descriptor symbol.
     nlohmann::ordered_json* km = nullptr;
     if (md && md->contains("amdhsa.kernels") && (*md)["amdhsa.kernels"].is_array())
       for (auto& k : (*md)["amdhsa.kernels"])
         if (k.is_object() && k.contains(".symbol") && k[".symbol"] == name + ".kd") km = &k;
-    if (policy == RecountPolicy::keep_at_least_original && detail::allocation_holds(*kd, use, p.target, xnack))
-      continue;
     RecountOptions ro;
     ro.xnack = xnack;
     if (km != nullptr) {
