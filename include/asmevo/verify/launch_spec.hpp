@@ -1,0 +1,880 @@
+// The launch spec (DESIGN.md "Launch spec (JSON)"): one launch of one kernel, parsed and checked with every problem
+// reported at once, and the deterministic buffer contents it describes.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "asmevo/support/diag.hpp"
+#include "asmevo/support/file.hpp"
+#include "asmevo/verify/emu/fp.hpp"
+
+namespace asmevo::verify {
+
+/// Element types of buffers and scalars. The fp8 kinds are the two AMD "fnuz" formats (CDNA3 native: MI300 ISA
+/// (CDNA3) §7.2 "FP8 and BF8") and the two OCP OFP8 formats (CDNA4 native).
+enum class DType : std::uint8_t {
+  f64, f32, f16, bf16, fp8e4m3fnuz, fp8e5m2fnuz, fp8e4m3, fp8e5m2, i64, u64, i32, u32, i16, u16, i8, u8
+};
+
+namespace detail {
+
+struct DTypeInfo {
+  DType type;
+  std::string_view name;
+  std::uint8_t size;      ///< bytes
+  bool is_float;
+  bool is_signed;         ///< integers only
+  double max_finite;      ///< floats: the largest finite value; integers: unused
+};
+
+// Largest finite values: IEEE 754 binary64/binary32/binary16; bfloat16 (8 exponent bits, 7 fraction bits:
+// 0x7f7f = (2 - 2^-7) * 2^127); fp8: OCP "8-bit Floating Point Specification (OFP8)" rev 1.0 table 1 (E4M3 448,
+// E5M2 57344) and LLVM APFloat's Float8E4M3FNUZ (240) / Float8E5M2FNUZ (57344) semantics
+// (llvm/lib/Support/APFloat.cpp, the formats of the CDNA3 FP8/BF8 instructions).
+inline constexpr DTypeInfo dtype_table[] = {
+    {DType::f64, "f64", 8, true, true, std::numeric_limits<double>::max()},
+    {DType::f32, "f32", 4, true, true, static_cast<double>(std::numeric_limits<float>::max())},
+    {DType::f16, "f16", 2, true, true, 65504.0},
+    {DType::bf16, "bf16", 2, true, true, 3.3895313892515355e38},
+    {DType::fp8e4m3fnuz, "fp8e4m3fnuz", 1, true, true, 240.0},
+    {DType::fp8e5m2fnuz, "fp8e5m2fnuz", 1, true, true, 57344.0},
+    {DType::fp8e4m3, "fp8e4m3", 1, true, true, 448.0},
+    {DType::fp8e5m2, "fp8e5m2", 1, true, true, 57344.0},
+    {DType::i64, "i64", 8, false, true, 0},
+    {DType::u64, "u64", 8, false, false, 0},
+    {DType::i32, "i32", 4, false, true, 0},
+    {DType::u32, "u32", 4, false, false, 0},
+    {DType::i16, "i16", 2, false, true, 0},
+    {DType::u16, "u16", 2, false, false, 0},
+    {DType::i8, "i8", 1, false, true, 0},
+    {DType::u8, "u8", 1, false, false, 0},
+};
+
+[[nodiscard]] constexpr const DTypeInfo& dtype_info(DType t) { return dtype_table[static_cast<std::size_t>(t)]; }
+
+}  // namespace detail
+
+/// Bytes per element.
+[[nodiscard]] constexpr std::size_t dtype_size(DType t) { return detail::dtype_info(t).size; }
+/// The spelling the launch spec uses ("f32", "fp8e4m3fnuz", ...).
+[[nodiscard]] constexpr std::string_view dtype_name(DType t) { return detail::dtype_info(t).name; }
+[[nodiscard]] constexpr bool dtype_is_float(DType t) { return detail::dtype_info(t).is_float; }
+[[nodiscard]] constexpr bool dtype_is_signed(DType t) { return detail::dtype_info(t).is_signed; }
+/// The dtype of that spelling, or nullopt.
+[[nodiscard]] constexpr std::optional<DType> parse_dtype(std::string_view s) {
+  for (const auto& d : detail::dtype_table)
+    if (d.name == s) return d.type;
+  return std::nullopt;
+}
+
+/// How a buffer is filled. Only the fields of `kind` are meaningful.
+struct Init {
+  enum Kind { zeros, random, iota, fill, file } kind = zeros;
+  std::uint64_t seed = 0;            ///< random: trial t draws from seed + t (modulo 2^64)
+  double min = 0, max = 0;           ///< random: the closed range (integers: [ceil(min), floor(max)])
+  double start = 0, step = 0;        ///< iota: element i is start + i * step, computed in double, then rounded
+  double value = 0;                  ///< fill
+  std::string path;                  ///< file: absolute path (resolved against the spec's folder)
+};
+
+struct BufferArg {
+  DType dtype = DType::u8;
+  std::uint64_t count = 0;           ///< elements
+  Init init;
+  [[nodiscard]] std::uint64_t bytes() const { return count * dtype_size(dtype); }
+};
+
+/// A by-value argument: `bits` holds the value's little-endian bytes in the low dtype_size(type) bytes, zero above
+/// (an i32 -1 is 0xffffffff).
+struct ScalarArg {
+  DType type = DType::i32;           ///< i32, u32, i64, u64, f32, f64, f16, bf16, i16, u16, i8, u8
+  std::uint64_t bits = 0;
+};
+
+struct ArgSpec {
+  // Scoped: unscoped enumerators would clash with the members `buffer` and `scalar`.
+  enum class Kind : std::uint8_t { buffer, scalar, null } kind = Kind::null;
+  BufferArg buffer;                  ///< kind == buffer
+  ScalarArg scalar;                  ///< kind == scalar
+};
+
+struct LaunchSpec {
+  std::string kernel;                                   ///< symbol without ".kd"; empty = the object's only kernel
+  std::array<std::uint32_t, 3> grid{1, 1, 1};           ///< workgroups per dimension (not work-items), each >= 1
+  std::optional<std::array<std::uint32_t, 3>> block;    ///< work-items per workgroup; nullopt = metadata decides
+  std::vector<ArgSpec> args;                            ///< one per explicit kernel argument, metadata order
+  std::vector<std::size_t> outputs;                     ///< indexes into args, each a buffer; absent = every buffer
+  std::uint32_t trials = 1;                             ///< >= 1
+  /// Dynamic LDS bytes per workgroup on top of the kernel's fixed group segment (Triton kernels declare all their
+  /// shared memory this way, as HIP's `extern __shared__`); nullopt = as much as a workgroup can get (64 KiB in all).
+  std::optional<std::uint32_t> dynamic_lds;
+  std::string base_dir;                                 ///< the spec's folder (relative file inits resolve here)
+};
+
+/// A buffer larger than this is refused (the emulator holds every buffer in host memory).
+inline constexpr std::uint64_t max_buffer_bytes = std::uint64_t{16} << 30;
+
+namespace detail {
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+using Json = nlohmann::json;
+
+inline constexpr std::size_t max_spec_depth = 64;
+
+/// Byte offset -> 1-based line and column.
+inline void line_col(std::string_view text, std::size_t byte, std::uint32_t& line, std::uint32_t& col) {
+  line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') ++line, col = 1;
+    else ++col;
+  }
+}
+
+/// Nesting depth of JSON text (brackets outside strings), so that nothing recursive ever sees a deep document.
+inline std::size_t json_depth(std::string_view t, std::size_t& where) {
+  std::size_t depth = 0, max_depth = 0;
+  bool in_str = false, esc = false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (in_str) {
+      if (esc) esc = false;
+      else if (c == '\\') esc = true;
+      else if (c == '"') in_str = false;
+    } else if (c == '"') {
+      in_str = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) max_depth = depth, where = i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+[[nodiscard]] inline std::string pointer_token(std::string_view key) {
+  std::string s;
+  for (char c : key) {
+    if (c == '~') s += "~0";
+    else if (c == '/') s += "~1";
+    else s += c;
+  }
+  return s;
+}
+
+[[nodiscard]] inline std::string kind_of(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "the integer " + v.dump();
+    case Json::value_t::number_float: return "the number " + v.dump();
+    default: return "an unknown value";
+  }
+}
+
+[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The mathematical integer a JSON number holds (integral floats included), or nullopt.
+[[nodiscard]] inline std::optional<i128> integer_of(const Json& v) {
+  if (v.is_number_unsigned()) return static_cast<i128>(v.get<std::uint64_t>());
+  if (v.is_number_integer()) return static_cast<i128>(v.get<std::int64_t>());
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < 0x1p100) return static_cast<i128>(d);
+  }
+  return std::nullopt;
+}
+
+[[nodiscard]] inline std::string i128_str(i128 v) {
+  if (v == 0) return "0";
+  const bool neg = v < 0;
+  u128 u = neg ? static_cast<u128>(-(v + 1)) + 1 : static_cast<u128>(v);
+  std::string s;
+  while (u) s += static_cast<char>('0' + static_cast<int>(u % 10)), u /= 10;
+  if (neg) s += '-';
+  std::reverse(s.begin(), s.end());
+  return s;
+}
+
+/// The inclusive integer range of an integer dtype.
+[[nodiscard]] inline std::pair<i128, i128> int_range(DType t) {
+  const unsigned bits = static_cast<unsigned>(dtype_size(t)) * 8;
+  if (dtype_is_signed(t)) return {-(i128{1} << (bits - 1)), (i128{1} << (bits - 1)) - 1};
+  return {0, (i128{1} << bits) - 1};
+}
+
+/// Gathers every problem of a spec with its JSON Pointer.
+struct SpecChecker {
+  Diags problems;
+  std::string file;
+
+  void problem(const std::string& ptr, const std::string& what, const Json* v = nullptr, std::string hint = {}) {
+    std::string text;
+    if (v) text = v->dump(-1, ' ', false, Json::error_handler_t::replace);
+    problems.push_back(make_diag(DiagCode::usage, (ptr.empty() ? std::string("(root)") : ptr) + ": " + what,
+                                 Loc{file}, std::move(text), std::move(hint)));
+  }
+
+  /// Reports keys of `obj` that are not in `allowed`, suggesting the closest allowed key.
+  void only_keys(const Json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed) {
+    std::string list;
+    for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string("\"") + std::string(a) + "\"";
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      const std::string& k = it.key();
+      if (std::find(allowed.begin(), allowed.end(), std::string_view(k)) != allowed.end()) continue;
+      std::string_view best;
+      std::size_t best_d = 3;  // suggest only close spellings
+      for (auto a : allowed)
+        if (const auto d = edit_distance(k, a); d < best_d) best_d = d, best = a;
+      std::string what = "unknown key \"" + printable(k) + "\"";
+      if (!best.empty()) what += " (did you mean \"" + std::string(best) + "\"?)";
+      problem(ptr + "/" + pointer_token(k), what, nullptr, "keys accepted here: " + list);
+    }
+  }
+
+  /// An integer in [lo, hi]; `what` names what is expected ("a positive integer").
+  std::optional<i128> integer(const Json& v, const std::string& ptr, i128 lo, i128 hi, const std::string& what) {
+    auto x = integer_of(v);
+    if (!x) {
+      problem(ptr, "expected " + what + ", got " + kind_of(v), &v);
+      return std::nullopt;
+    }
+    if (*x < lo || *x > hi) {
+      problem(ptr, "expected " + what + " in [" + i128_str(lo) + ", " + i128_str(hi) + "], got " + i128_str(*x), &v);
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  /// A finite JSON number, or (for floats) the strings "nan", "inf", "-inf" when `allow_special`.
+  std::optional<double> number(const Json& v, const std::string& ptr, bool allow_special = false) {
+    if (v.is_number()) return v.get<double>();
+    if (allow_special && v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+      if (s == "inf" || s == "+inf") return std::numeric_limits<double>::infinity();
+      if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    }
+    problem(ptr, std::string("expected a number") + (allow_special ? " (or \"nan\", \"inf\", \"-inf\")" : "") +
+                     ", got " + kind_of(v),
+            &v);
+    return std::nullopt;
+  }
+
+  const Json* require(const Json& obj, std::string_view key, const std::string& ptr) {
+    auto it = obj.find(std::string(key));
+    if (it == obj.end()) {
+      problem(ptr + "/" + pointer_token(key), "required key is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  static const Json* optional_key(const Json& obj, std::string_view key) {
+    auto it = obj.find(std::string(key));
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  bool object(const Json& v, const std::string& ptr, const std::string& what) {
+    if (v.is_object()) return true;
+    problem(ptr, "expected " + what + ", got " + kind_of(v), &v);
+    return false;
+  }
+};
+
+inline std::string dtype_list(bool scalars_only) {
+  std::string s;
+  for (const auto& d : dtype_table) {
+    if (scalars_only && d.is_float && d.size == 1) continue;
+    s += (s.empty() ? "" : " ") + std::string(d.name);
+  }
+  return s;
+}
+
+/// Checks that a float value fits the dtype's finite range (infinite values are allowed only where `allow_inf`).
+inline void check_float_range(SpecChecker& c, DType t, double v, const std::string& ptr, const Json* j,
+                              const std::string& what) {
+  if (std::isnan(v) || std::isinf(v)) return;
+  if (std::fabs(v) > dtype_info(t).max_finite) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", dtype_info(t).max_finite);
+    c.problem(ptr, what + " lies outside the finite range of " + std::string(dtype_name(t)) + " (+-" + buf + ")", j);
+  }
+}
+
+/// An integer init value: integral, within the dtype, and exactly representable as a double.
+inline void check_int_value(SpecChecker& c, DType t, double v, const std::string& ptr, const Json* j,
+                            const std::string& what) {
+  if (!std::isfinite(v) || std::trunc(v) != v) {
+    c.problem(ptr, what + " must be an integer for the integer dtype " + std::string(dtype_name(t)), j);
+    return;
+  }
+  if (std::fabs(v) > 0x1p53) {
+    c.problem(ptr, what + " is beyond 2^53, where a JSON number is not exact", j, "use a file init for such values");
+    return;
+  }
+  const auto [lo, hi] = int_range(t);
+  const auto x = static_cast<i128>(v);
+  if (x < lo || x > hi)
+    c.problem(ptr, what + " " + i128_str(x) + " is outside the range of " + std::string(dtype_name(t)) + " [" +
+                       i128_str(lo) + ", " + i128_str(hi) + "]",
+              j);
+}
+
+inline Init read_init(SpecChecker& c, const Json& v, const std::string& ptr, std::optional<DType> dt,
+                      std::optional<std::uint64_t> count, const std::filesystem::path& base_dir) {
+  Init r;
+  const std::string forms = "\"zeros\", {\"random\": {\"seed\", \"min\", \"max\"}}, {\"iota\": {\"start\", \"step\"}}, "
+                            "{\"fill\": value} or {\"file\": \"path\"}";
+  if (v.is_string()) {
+    if (v.get_ref<const std::string&>() == "zeros") return r;
+    c.problem(ptr, "unknown init \"" + printable(v.get_ref<const std::string&>()) + "\"", &v, "one of: " + forms);
+    return r;
+  }
+  if (!v.is_object() || v.size() != 1) {
+    c.problem(ptr, "expected an init, got " + (v.is_object() ? "an object with " + std::to_string(v.size()) + " keys"
+                                                             : kind_of(v)),
+              &v, "one of: " + forms);
+    return r;
+  }
+  const std::string key = v.begin().key();
+  const Json& body = v.begin().value();
+  const std::string p = ptr + "/" + pointer_token(key);
+  if (key == "random") {
+    r.kind = Init::random;
+    if (!c.object(body, p, "an object {\"seed\", \"min\", \"max\"}")) return r;
+    c.only_keys(body, p, {"seed", "min", "max"});
+    if (const Json* s = SpecChecker::optional_key(body, "seed"))
+      if (auto x = c.integer(*s, p + "/seed", 0, std::numeric_limits<std::uint64_t>::max(), "a non-negative integer"))
+        r.seed = static_cast<std::uint64_t>(*x);
+    std::optional<double> lo, hi;
+    if (const Json* m = c.require(body, "min", p)) lo = c.number(*m, p + "/min");
+    if (const Json* m = c.require(body, "max", p)) hi = c.number(*m, p + "/max");
+    if (lo) r.min = *lo;
+    if (hi) r.max = *hi;
+    if (lo && hi) {
+      if (*lo > *hi) {
+        c.problem(p, "min (" + body["min"].dump() + ") is greater than max (" + body["max"].dump() + ")", &body,
+                  "min <= max");
+      } else if (dt && dtype_is_float(*dt)) {
+        check_float_range(c, *dt, *lo, p + "/min", &body["min"], "min");
+        check_float_range(c, *dt, *hi, p + "/max", &body["max"], "max");
+      } else if (dt) {
+        // Integers are drawn from [ceil(min), floor(max)], which must be non-empty and inside the dtype.
+        const double clo = std::ceil(*lo), fhi = std::floor(*hi);
+        const auto [tlo, thi] = int_range(*dt);
+        if (clo > fhi) {
+          c.problem(p, "no integer lies in [min, max]", &body, "widen the range to include an integer");
+        } else {
+          if (std::fabs(clo) > 0x1p64 || static_cast<i128>(clo) < tlo)
+            c.problem(p + "/min", "min is below the range of " + std::string(dtype_name(*dt)) + " (" + i128_str(tlo) +
+                                      ")", &body["min"]);
+          if (std::fabs(fhi) > 0x1p64 || static_cast<i128>(fhi) > thi)
+            c.problem(p + "/max", "max is above the range of " + std::string(dtype_name(*dt)) + " (" + i128_str(thi) +
+                                      ")", &body["max"]);
+        }
+      }
+    }
+  } else if (key == "iota") {
+    r.kind = Init::iota;
+    r.step = 1;
+    if (!c.object(body, p, "an object {\"start\", \"step\"}")) return r;
+    c.only_keys(body, p, {"start", "step"});
+    bool ok = true;
+    if (const Json* s = SpecChecker::optional_key(body, "start")) {
+      auto x = c.number(*s, p + "/start");
+      ok = ok && x.has_value();
+      if (x) r.start = *x;
+    }
+    if (const Json* s = SpecChecker::optional_key(body, "step")) {
+      auto x = c.number(*s, p + "/step");
+      ok = ok && x.has_value();
+      if (x) r.step = *x;
+    }
+    if (ok && dt) {
+      // iota is monotonic: the first and the last element bound all of them.
+      const std::uint64_t last = count && *count > 0 ? *count - 1 : 0;
+      if (dtype_is_float(*dt)) {
+        check_float_range(c, *dt, r.start, p + "/start", &body, "start");
+        check_float_range(c, *dt, r.start + static_cast<double>(last) * r.step, p, &body,
+                          "the last element (start + (count-1)*step)");
+      } else {
+        check_int_value(c, *dt, r.start, p + "/start", &body, "start");
+        check_int_value(c, *dt, r.step, p + "/step", &body, "step");
+        if (std::trunc(r.start) == r.start && std::trunc(r.step) == r.step && std::fabs(r.start) <= 0x1p53 &&
+            std::fabs(r.step) <= 0x1p53) {
+          const i128 end = static_cast<i128>(r.start) + static_cast<i128>(last) * static_cast<i128>(r.step);
+          const auto [tlo, thi] = int_range(*dt);
+          if (end < tlo || end > thi)
+            c.problem(p, "the last element (start + (count-1)*step = " + i128_str(end) + ") is outside the range of " +
+                             std::string(dtype_name(*dt)),
+                      &body);
+        }
+      }
+    }
+  } else if (key == "fill") {
+    r.kind = Init::fill;
+    const bool is_float = dt && dtype_is_float(*dt);
+    if (auto x = c.number(body, p, is_float)) {
+      r.value = *x;
+      if (dt && is_float) check_float_range(c, *dt, *x, p, &body, "the fill value");
+      else if (dt) check_int_value(c, *dt, *x, p, &body, "the fill value");
+    }
+  } else if (key == "file") {
+    r.kind = Init::file;
+    if (!body.is_string() || body.get_ref<const std::string&>().empty()) {
+      c.problem(p, "expected a file path (a non-empty string), got " + kind_of(body), &body);
+      return r;
+    }
+    std::filesystem::path fp(body.get_ref<const std::string&>());
+    if (fp.is_relative()) fp = base_dir / fp;
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(fp, ec);
+    r.path = (ec ? fp : abs).lexically_normal().string();
+    // Checked now too, so that the user hears of it with everything else (materialize checks again).
+    const auto size = std::filesystem::file_size(r.path, ec);
+    if (ec) {
+      c.problem(p, "cannot read '" + r.path + "': " + ec.message(), &body);
+    } else if (dt && count && size < *count * dtype_size(*dt)) {
+      c.problem(p, "'" + r.path + "' holds " + std::to_string(size) + " bytes, fewer than the buffer's " +
+                       std::to_string(*count * dtype_size(*dt)) + " (" + std::to_string(*count) + " x " +
+                       std::string(dtype_name(*dt)) + ")",
+                &body);
+    }
+  } else {
+    c.problem(p, "unknown init \"" + printable(key) + "\"", &v, "one of: " + forms);
+  }
+  return r;
+}
+
+inline BufferArg read_buffer(SpecChecker& c, const Json& v, const std::string& p, const std::filesystem::path& base) {
+  BufferArg b;
+  if (!c.object(v, p, "an object {\"dtype\", \"count\", \"init\"}")) return b;
+  c.only_keys(v, p, {"dtype", "count", "init"});
+  std::optional<DType> dt;
+  if (const Json* d = c.require(v, "dtype", p)) {
+    if (d->is_string()) dt = parse_dtype(d->get_ref<const std::string&>());
+    if (!dt) c.problem(p + "/dtype", "unknown dtype " + d->dump(), d, "one of: " + dtype_list(false));
+  }
+  std::optional<std::uint64_t> count;
+  if (const Json* n = c.require(v, "count", p)) {
+    if (auto x = c.integer(*n, p + "/count", 0, std::numeric_limits<std::uint64_t>::max(), "a non-negative integer")) {
+      count = static_cast<std::uint64_t>(*x);
+      if (dt && static_cast<i128>(*count) * static_cast<i128>(dtype_size(*dt)) > static_cast<i128>(max_buffer_bytes)) {
+        c.problem(p + "/count", std::to_string(*count) + " x " + std::string(dtype_name(*dt)) +
+                                    " is more than the 16 GiB a buffer may hold", n);
+        count.reset();
+      }
+    }
+  }
+  if (dt) b.dtype = *dt;
+  if (count) b.count = *count;
+  if (const Json* i = SpecChecker::optional_key(v, "init")) b.init = read_init(c, *i, p + "/init", dt, count, base);
+  return b;
+}
+
+/// double -> float rounding to odd (truncate, then set the last bit when inexact). Rounding that result once more
+/// to a format with at most 22 significand bits (bf16, fp8) gives the correctly rounded result of the double,
+/// which rounding through a round-to-nearest float would not always (double rounding). (Boldo & Melquiond,
+/// "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 2008.)
+[[nodiscard]] inline float f64_to_f32_odd(double d) {
+  if (std::isnan(d) || std::isinf(d)) return static_cast<float>(d);
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) == d) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d) || std::isinf(f))
+    f = std::nextafter(f, 0.0f);  // toward zero
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) | 1u);
+}
+
+[[nodiscard]] inline emu::fp::Fp8 fp8_kind(DType t) {
+  switch (t) {
+    case DType::fp8e4m3fnuz: return emu::fp::Fp8::e4m3fnuz;
+    case DType::fp8e5m2fnuz: return emu::fp::Fp8::e5m2fnuz;
+    case DType::fp8e4m3: return emu::fp::Fp8::e4m3;
+    default: return emu::fp::Fp8::e5m2;
+  }
+}
+
+/// The bit pattern of `v` rounded (to nearest, ties to even) to a float dtype, zero-extended.
+[[nodiscard]] inline std::uint64_t round_float_bits(DType t, double v) {
+  switch (t) {
+    case DType::f64: return std::bit_cast<std::uint64_t>(v);
+    case DType::f32: return std::bit_cast<std::uint32_t>(static_cast<float>(v));  // IEEE RNE conversion
+    case DType::f16: return emu::fp::f64_to_f16(v);
+    case DType::bf16: return emu::fp::f32_to_bf16(f64_to_f32_odd(v));
+    default: return emu::fp::f32_to_fp8(f64_to_f32_odd(v), fp8_kind(t), /*saturate=*/true);
+  }
+}
+
+/// The bit pattern of the integer `v` in the dtype's width (two's complement), zero-extended.
+[[nodiscard]] inline std::uint64_t int_bits(DType t, i128 v) {
+  const unsigned bits = static_cast<unsigned>(dtype_size(t)) * 8;
+  const auto u = static_cast<std::uint64_t>(static_cast<u128>(v));
+  return bits == 64 ? u : (u & ((std::uint64_t{1} << bits) - 1));
+}
+
+inline ScalarArg read_scalar(SpecChecker& c, const Json& v, const std::string& p) {
+  ScalarArg s;
+  if (!c.object(v, p, "an object {\"type\", \"value\"}")) return s;
+  c.only_keys(v, p, {"type", "value"});
+  std::optional<DType> t;
+  if (const Json* d = c.require(v, "type", p)) {
+    if (d->is_string()) t = parse_dtype(d->get_ref<const std::string&>());
+    if (t && dtype_is_float(*t) && dtype_size(*t) == 1) t.reset();  // no fp8 scalars
+    if (!t) c.problem(p + "/type", "unknown scalar type " + d->dump(), d, "one of: " + dtype_list(true));
+  }
+  const Json* val = c.require(v, "value", p);
+  if (t) s.type = *t;
+  if (!t || !val) return s;
+  const std::string vp = p + "/value";
+  if (dtype_is_float(*t)) {
+    if (auto x = c.number(*val, vp, true)) {
+      check_float_range(c, *t, *x, vp, val, "the value");
+      s.bits = round_float_bits(*t, *x);
+    }
+  } else {
+    const auto [lo, hi] = int_range(*t);
+    if (auto x = c.integer(*val, vp, lo, hi, "an integer of type " + std::string(dtype_name(*t))))
+      s.bits = int_bits(*t, *x);
+  }
+  return s;
+}
+
+/// Joins gathered problems into the one Diag the API returns; every problem goes to `all` when given.
+[[nodiscard]] inline Unexpected gathered(Diags&& problems, Diags* all, const std::string& what) {
+  if (all) all->insert(all->end(), problems.begin(), problems.end());
+  if (problems.size() == 1) return unexpected(std::move(problems.front()));
+  Diag d = problems.front();
+  d.message = std::to_string(problems.size()) + " problems in the " + what + ":";
+  d.text.clear();
+  d.hint.clear();
+  for (const auto& p : problems) {
+    d.message += "\n  " + p.message;
+    if (!p.hint.empty()) d.message += " (" + p.hint + ")";
+  }
+  return unexpected(std::move(d));
+}
+
+}  // namespace detail
+
+/// Parses and checks a launch spec. `file_name` goes into diagnostics; relative file inits resolve against
+/// `base_dir`. Every problem is found in one pass; the error names each by JSON Pointer ("/args/3/buffer/dtype:
+/// unknown dtype \"f31\"") and says what would be accepted. A spec with several problems gives one Diag listing
+/// them all; `all_problems`, when given, receives each as its own Diag. Never throws, whatever the text.
+[[nodiscard]] inline Expected<LaunchSpec> parse_launch_spec(std::string_view json_text, std::string_view file_name,
+                                                            std::string_view base_dir,
+                                                            Diags* all_problems = nullptr) {
+  using detail::Json;
+  const std::string file(file_name);
+  std::size_t deep_at = 0;
+  if (detail::json_depth(json_text, deep_at) > detail::max_spec_depth) {
+    Loc loc{file};
+    detail::line_col(json_text, deep_at, loc.line, loc.col);
+    return fail(DiagCode::parse_error,
+                "the JSON nests deeper than " + std::to_string(detail::max_spec_depth) + " levels", loc);
+  }
+  Json doc;
+  try {
+    doc = Json::parse(json_text.begin(), json_text.end());
+  } catch (const Json::parse_error& e) {
+    Loc loc{file};
+    detail::line_col(json_text, e.byte > 0 ? e.byte - 1 : 0, loc.line, loc.col);
+    std::string what = e.what();
+    if (auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
+    return fail(DiagCode::parse_error, "invalid JSON: " + what, loc);
+  } catch (const std::exception& e) {
+    return fail(DiagCode::parse_error, std::string("invalid JSON: ") + e.what(), Loc{file});
+  }
+
+  detail::SpecChecker c;
+  c.file = file;
+  LaunchSpec s;
+  s.base_dir = std::string(base_dir);
+  const std::filesystem::path base(s.base_dir);
+  try {
+    if (!doc.is_object()) {
+      c.problem("", "expected a launch spec object {\"kernel\", \"grid\", \"block\", \"args\", \"outputs\", "
+                    "\"trials\"}, got " + detail::kind_of(doc), &doc);
+      return detail::gathered(std::move(c.problems), all_problems, "launch spec");
+    }
+    c.only_keys(doc, "", {"kernel", "grid", "block", "args", "outputs", "trials", "dynamic_lds"});
+    if (const Json* k = detail::SpecChecker::optional_key(doc, "kernel")) {
+      if (k->is_string() && !k->get_ref<const std::string&>().empty()) {
+        s.kernel = k->get<std::string>();
+        if (s.kernel.size() > 3 && s.kernel.ends_with(".kd")) s.kernel.resize(s.kernel.size() - 3);
+      } else {
+        c.problem("/kernel", "expected the kernel's symbol (a non-empty string), got " + detail::kind_of(*k), k);
+      }
+    }
+    auto dims = [&](const Json& v, const std::string& p, std::uint32_t hi, const std::string& what)
+        -> std::optional<std::array<std::uint32_t, 3>> {
+      if (!v.is_array() || v.empty() || v.size() > 3) {
+        c.problem(p, "expected an array of 1 to 3 positive integers (x, y, z: " + what + "), got " +
+                         (v.is_array() ? "an array of " + std::to_string(v.size()) : detail::kind_of(v)),
+                  &v);
+        return std::nullopt;
+      }
+      std::array<std::uint32_t, 3> r{1, 1, 1};
+      bool ok = true;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (auto x = c.integer(v[i], p + "/" + std::to_string(i), 1, hi, "a positive integer"))
+          r[i] = static_cast<std::uint32_t>(*x);
+        else
+          ok = false;
+      }
+      if (!ok) return std::nullopt;
+      return r;
+    };
+    if (const Json* g = c.require(doc, "grid", "")) {
+      if (auto r = dims(*g, "/grid", std::numeric_limits<std::uint32_t>::max(), "workgroups, not work-items")) s.grid = *r;
+    }
+    if (const Json* b = detail::SpecChecker::optional_key(doc, "block")) {
+      // 1024 work-items per workgroup is the gfx9 limit (AMDGPUUsage: max_flat_workgroup_size at most 1024).
+      if (auto r = dims(*b, "/block", 1024, "work-items per workgroup")) {
+        if (std::uint64_t{(*r)[0]} * (*r)[1] * (*r)[2] > 1024)
+          c.problem("/block", "a workgroup of " + std::to_string(std::uint64_t{(*r)[0]} * (*r)[1] * (*r)[2]) +
+                                  " work-items is more than the 1024 gfx9 allows", b);
+        else
+          s.block = *r;
+      }
+    }
+    if (const Json* a = c.require(doc, "args", "")) {
+      if (!a->is_array()) {
+        c.problem("/args", "expected an array (one entry per explicit kernel argument), got " + detail::kind_of(*a), a);
+      } else {
+        for (std::size_t i = 0; i < a->size(); ++i) {
+          const Json& e = (*a)[i];
+          const std::string p = "/args/" + std::to_string(i);
+          ArgSpec arg;
+          const std::string forms = "{\"buffer\": {...}}, {\"scalar\": {...}} or {\"null\": true}";
+          if (!e.is_object() || e.size() != 1) {
+            c.problem(p, "expected one argument, got " +
+                             (e.is_object() ? "an object with " + std::to_string(e.size()) + " keys" : detail::kind_of(e)),
+                      &e, "one of: " + forms);
+          } else {
+            const std::string key = e.begin().key();
+            const Json& body = e.begin().value();
+            if (key == "buffer") {
+              arg.kind = ArgSpec::Kind::buffer;
+              arg.buffer = detail::read_buffer(c, body, p + "/buffer", base);
+            } else if (key == "scalar") {
+              arg.kind = ArgSpec::Kind::scalar;
+              arg.scalar = detail::read_scalar(c, body, p + "/scalar");
+            } else if (key == "null") {
+              arg.kind = ArgSpec::Kind::null;
+              if (!(body.is_boolean() && body.get<bool>()))
+                c.problem(p + "/null", "expected true, got " + detail::kind_of(body), &body);
+            } else {
+              c.only_keys(e, p, {"buffer", "scalar", "null"});
+            }
+          }
+          s.args.push_back(std::move(arg));
+        }
+      }
+    }
+    if (const Json* o = detail::SpecChecker::optional_key(doc, "outputs")) {
+      if (!o->is_array()) {
+        c.problem("/outputs", "expected an array of argument indexes, got " + detail::kind_of(*o), o);
+      } else {
+        for (std::size_t i = 0; i < o->size(); ++i) {
+          const std::string p = "/outputs/" + std::to_string(i);
+          const detail::i128 hi = s.args.empty() ? -1 : static_cast<detail::i128>(s.args.size()) - 1;
+          if (s.args.empty()) {
+            c.problem(p, "there are no arguments to name", &(*o)[i]);
+            continue;
+          }
+          auto x = c.integer((*o)[i], p, 0, hi, "an index into /args");
+          if (!x) continue;
+          const auto idx = static_cast<std::size_t>(*x);
+          if (s.args[idx].kind != ArgSpec::Kind::buffer)
+            c.problem(p, "argument " + std::to_string(idx) + " is not a buffer; only buffers can be outputs", &(*o)[i]);
+          else if (std::find(s.outputs.begin(), s.outputs.end(), idx) != s.outputs.end())
+            c.problem(p, "argument " + std::to_string(idx) + " is listed twice", &(*o)[i]);
+          else
+            s.outputs.push_back(idx);
+        }
+      }
+    } else {
+      for (std::size_t i = 0; i < s.args.size(); ++i)
+        if (s.args[i].kind == ArgSpec::Kind::buffer) s.outputs.push_back(i);
+    }
+    if (const Json* t = detail::SpecChecker::optional_key(doc, "dynamic_lds")) {
+      if (auto x = c.integer(*t, "/dynamic_lds", 0, 65536, "a byte count 0..65536"))
+        s.dynamic_lds = static_cast<std::uint32_t>(*x);
+    }
+    if (const Json* t = detail::SpecChecker::optional_key(doc, "trials")) {
+      if (auto x = c.integer(*t, "/trials", 1, std::numeric_limits<std::uint32_t>::max(), "a positive integer"))
+        s.trials = static_cast<std::uint32_t>(*x);
+    }
+  } catch (const std::exception& e) {  // nlohmann only throws on a broken invariant here; keep it a value
+    return fail(DiagCode::internal, std::string("launch spec: unexpected JSON error: ") + e.what(), Loc{file});
+  }
+  if (!c.problems.empty()) return detail::gathered(std::move(c.problems), all_problems, "launch spec");
+  return s;
+}
+
+/// Reads and parses a launch spec file; relative file inits resolve against the file's folder.
+[[nodiscard]] inline Expected<LaunchSpec> read_launch_spec(const std::filesystem::path& p,
+                                                           Diags* all_problems = nullptr) {
+  auto text = read_file(p);
+  if (!text) return unexpected(std::move(text).error());
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(p, ec);
+  const auto dir = (ec ? p : abs).parent_path();
+  return parse_launch_spec(*text, p.string(), dir.string(), all_problems);
+}
+
+namespace detail {
+
+/// splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014; constants of
+/// Vigna's reference splitmix64.c): a fixed integer recurrence, so a seed gives the same stream on every platform
+/// (unlike std::uniform_*_distribution, whose algorithms the standard leaves to each library).
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1): the top 53 bits as a binary fraction.
+  double unit() { return static_cast<double>(next() >> 11) * 0x1p-53; }
+  /// Uniform integer in [0, n) without modulo bias (rejection from the largest multiple of n); n == 0 means 2^64.
+  std::uint64_t below(std::uint64_t n) {
+    if (n == 0) return next();
+    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
+    std::uint64_t x;
+    do x = next();
+    while (x >= limit);
+    return x % n;
+  }
+};
+
+inline void store_le(std::byte* p, std::uint64_t bits, std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i) p[i] = static_cast<std::byte>(bits >> (8 * i));
+}
+
+}  // namespace detail
+
+/// The bytes of one buffer (little-endian elements) for trial `trial`. random draws from seed + trial: floats
+/// uniformly in [min, max] as doubles, then rounded to the dtype (nearest even); integers uniformly over
+/// [ceil(min), floor(max)]. iota computes start + i*step in double, then rounds; fill rounds its value. file reads
+/// the first bytes() bytes of the file (a shorter file is an error). Deterministic on every platform.
+[[nodiscard]] inline Expected<std::vector<std::byte>> materialize(const BufferArg& b, std::uint32_t trial) {
+  using detail::i128;
+  // A BufferArg made through the API rather than parse_launch_spec may hold values no dtype can take.
+  auto as_int = [](double d) -> std::optional<i128> {
+    if (!std::isfinite(d) || std::fabs(d) >= 0x1p100) return std::nullopt;
+    return static_cast<i128>(d);
+  };
+  const std::size_t esize = dtype_size(b.dtype);
+  if (b.count > max_buffer_bytes / esize)
+    return fail(DiagCode::usage, "a buffer of " + std::to_string(b.count) + " x " + std::string(dtype_name(b.dtype)) +
+                                     " is more than the 16 GiB a buffer may hold");
+  const std::size_t n = static_cast<std::size_t>(b.count);
+  std::vector<std::byte> out(n * esize);
+  const bool is_float = dtype_is_float(b.dtype);
+  const Init& in = b.init;
+  switch (in.kind) {
+    case Init::zeros: break;
+    case Init::fill: {
+      const auto v = as_int(in.value);
+      if (!is_float && !v) return fail(DiagCode::usage, "fill: the value is not an integer of any dtype");
+      const std::uint64_t bits = is_float ? detail::round_float_bits(b.dtype, in.value) : detail::int_bits(b.dtype, *v);
+      for (std::size_t i = 0; i < n; ++i) detail::store_le(out.data() + i * esize, bits, esize);
+      break;
+    }
+    case Init::iota: {
+      if (is_float) {
+        for (std::size_t i = 0; i < n; ++i)
+          detail::store_le(out.data() + i * esize,
+                           detail::round_float_bits(b.dtype, in.start + static_cast<double>(i) * in.step), esize);
+      } else {
+        // Integers are exact (parse_launch_spec keeps start, step and the last element inside the dtype).
+        const auto start = as_int(in.start), step = as_int(in.step);
+        if (!start || !step || std::fabs(in.start) > 0x1p53 || std::fabs(in.step) > 0x1p53)
+          return fail(DiagCode::usage, "iota: start and step must be integers of magnitude at most 2^53");
+        for (std::size_t i = 0; i < n; ++i)
+          detail::store_le(out.data() + i * esize, detail::int_bits(b.dtype, *start + static_cast<i128>(i) * *step),
+                           esize);
+      }
+      break;
+    }
+    case Init::random: {
+      detail::SplitMix64 rng{in.seed + trial};
+      if (is_float) {
+        for (std::size_t i = 0; i < n; ++i) {
+          const double u = rng.unit();
+          // min*(1-u) + max*u cannot overflow where max - min could (min = -max = DBL_MAX); clamped, since the two
+          // products' rounding may step just outside [min, max].
+          const double v = std::clamp(in.min * (1.0 - u) + in.max * u, in.min, in.max);
+          detail::store_le(out.data() + i * esize, detail::round_float_bits(b.dtype, v), esize);
+        }
+      } else {
+        const auto [tlo, thi] = detail::int_range(b.dtype);
+        auto lo = as_int(std::ceil(in.min)), hi = as_int(std::floor(in.max));
+        if (!lo || !hi || *lo > *hi || *lo < tlo || *hi > thi)
+          return fail(DiagCode::usage, "random init: [min, max] holds no integer, or leaves the range of " +
+                                           std::string(dtype_name(b.dtype)));
+        const auto span = static_cast<std::uint64_t>(static_cast<detail::u128>(*hi - *lo + 1));  // 0 = 2^64
+        for (std::size_t i = 0; i < n; ++i)
+          detail::store_le(out.data() + i * esize, detail::int_bits(b.dtype, *lo + static_cast<i128>(rng.below(span))),
+                           esize);
+      }
+      break;
+    }
+    case Init::file: {
+      std::ifstream f(in.path, std::ios::binary);
+      if (!f)
+        return fail(DiagCode::io_error, "cannot open '" + in.path + "': " + std::strerror(errno), Loc{in.path});
+      f.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
+      const auto got = static_cast<std::size_t>(f.gcount());
+      if (got < out.size())
+        return fail(DiagCode::io_error,
+                    "'" + in.path + "' holds " + std::to_string(got) + " bytes, fewer than the buffer's " +
+                        std::to_string(out.size()) + " (" + std::to_string(b.count) + " x " +
+                        std::string(dtype_name(b.dtype)) + ")",
+                    Loc{in.path});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace asmevo::verify
