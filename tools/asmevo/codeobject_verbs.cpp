@@ -18,20 +18,13 @@
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/support/file.hpp"
 #include "cli.hpp"
+#include "loaded.hpp"
 #include "verbs.hpp"
 
 namespace asmevo::cli {
 
-namespace {
-
-using namespace asmevo::codeobject;
-using Json = nlohmann::ordered_json;
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using codeobject::ElfFile;
+using codeobject::Module;
 
 /// Reads a code object named on the command line; prints the problem and sets rc on failure.
 std::optional<ElfFile> load_object(const std::string& path, int& rc) {
@@ -45,26 +38,19 @@ std::optional<ElfFile> load_object(const std::string& path, int& rc) {
 
 /// Recovers a code object (the target comes from its e_flags).
 std::optional<Module> load_module(const ElfFile& elf, std::unique_ptr<mc::Encoder>& enc, int& rc) {
-  auto e = encoder_for(elf);
+  auto e = codeobject::encoder_for(elf);
   if (!e) {
     rc = report(e.error());
     return std::nullopt;
   }
   enc = std::move(*e);
-  auto m = recover(elf, *enc);
+  auto m = codeobject::recover(elf, *enc);
   if (!m) {
     rc = report(m.error());
     return std::nullopt;
   }
   return std::move(*m);
 }
-
-/// A code object read and recovered, with the encoder that recovered it.
-struct Loaded {
-  ElfFile elf;
-  std::unique_ptr<mc::Encoder> enc;
-  Module m;
-};
 
 std::optional<Loaded> load_recovered(const std::string& path, int& rc) {
   auto elf = load_object(path, rc);
@@ -73,6 +59,17 @@ std::optional<Loaded> load_recovered(const std::string& path, int& rc) {
   auto m = load_module(*elf, enc, rc);
   if (!m) return std::nullopt;
   return Loaded{std::move(*elf), std::move(enc), std::move(*m)};
+}
+
+namespace {
+
+using namespace asmevo::codeobject;
+using Json = nlohmann::ordered_json;
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 Json kernel_json(const ElfFile& elf, const KernelInfo& k, Target t, int cov) {

@@ -39,6 +39,10 @@ verbs:
                                                     ABI of K0 is kept (or refused) and a size-neutral edit is
                                                     patched into K0 in place
   roundtrip K.co [-o K1.co] [--json]                recover + rebuild, no edit; 0 iff identical
+  emulate K.co --launch L.json [--dump DIR] [--seed S] [--eager] [--threads N] [--trial T] [--no-preload]
+          [--limit N] [--json]                      run a kernel on the CPU emulator (exit 1 when it stops on a
+                                                    fault, waitcnt violation or unsupported instruction)
+  emulate --coverage --mcpu TARGET [--json]         each opcode: exact | approximate | unsupported
   help                                              this text
 
 TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
@@ -182,6 +186,7 @@ int run(int argc, char** argv) {
   if (verb == "disasm") return cmd_disasm(argc, argv);
   if (verb == "assemble") return cmd_assemble(argc, argv);
   if (verb == "roundtrip") return cmd_roundtrip(argc, argv);
+  if (verb == "emulate") return cmd_emulate(argc, argv);
   return usage_error("unknown verb '" + std::string(verb) + "'");
 }
 

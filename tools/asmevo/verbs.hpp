@@ -71,4 +71,7 @@ int cmd_disasm(int argc, char** argv);
 int cmd_assemble(int argc, char** argv);
 int cmd_roundtrip(int argc, char** argv);
 
+// The CPU emulator (emulate_verbs.cpp).
+int cmd_emulate(int argc, char** argv);
+
 }  // namespace asmevo::cli

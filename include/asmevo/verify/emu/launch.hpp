@@ -1,0 +1,366 @@
+// Launching a kernel of a recovered code object on the emulator as the HSA runtime would: kernarg segment,
+// dispatch packet, initial SGPRs/VGPRs from the kernel descriptor, LDS per workgroup, and the run itself.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "asmevo/codeobject/elf.hpp"
+#include "asmevo/codeobject/metadata.hpp"
+#include "asmevo/codeobject/module.hpp"
+#include "asmevo/support/diag.hpp"
+#include "asmevo/verify/emu/decode.hpp"
+#include "asmevo/verify/kernargs.hpp"
+#include "asmevo/verify/launch_spec.hpp"
+
+namespace asmevo::emu {
+
+/// How to run a launch.
+struct EmulateOptions {
+  RunOptions run;
+  std::uint32_t trial = 0;     ///< input draw: random inits use seed + trial
+  /// Start where firmware that preloads kernel arguments starts (entry + 256, with the preload SGPRs filled);
+  /// false runs the kernel's compatibility prologue instead, as older firmware does (AMDGPUUsage "Preloaded
+  /// Kernel Arguments").
+  bool kernarg_preload = true;
+};
+
+/// One argument's buffer after the run.
+struct BufferResult {
+  std::size_t arg = 0;             ///< explicit argument index
+  std::uint64_t address = 0;       ///< device address it had
+  std::vector<std::byte> bytes;    ///< contents after the run
+};
+
+/// What a launch did.
+struct EmulateResult {
+  Stop stop;                       ///< kind none when every wave ended cleanly
+  std::vector<BufferResult> buffers;
+  std::uint64_t wave_instructions = 0;
+  std::uint64_t workgroups = 0;
+  std::uint64_t waves = 0;
+  double seconds = 0;              ///< host time spent running waves (not setup)
+  std::string kernel;
+  [[nodiscard]] bool ok() const noexcept { return stop.kind == Stop::Kind::none; }
+};
+
+namespace detail {
+
+/// Descriptor facts the launch needs (AMDGPUUsage "Kernel Descriptor" and "Initial Kernel Execution State").
+struct LaunchLayout {
+  std::uint32_t user_sgpr_count = 0;
+  bool private_segment_buffer = false, dispatch_ptr = false, queue_ptr = false, kernarg_ptr = false,
+       dispatch_id = false, flat_scratch_init = false, private_segment_size = false;
+  bool wg_id[3] = {false, false, false};
+  bool wg_info = false, private_segment = false;
+  unsigned workitem_id_dims = 0;   ///< enable_vgpr_workitem_id: 0 = x, 1 = x,y, 2 = x,y,z
+  std::uint32_t preload_length = 0, preload_offset = 0;  ///< dwords
+  std::uint32_t vgprs = 0, agprs = 0, sgprs = 0;
+  std::uint32_t mode = 0;
+};
+
+[[nodiscard]] inline LaunchLayout layout_of(const codeobject::KernelDescriptor& kd, Target t) {
+  using namespace codeobject;
+  LaunchLayout l;
+  l.user_sgpr_count = static_cast<std::uint32_t>(kd.get(field::user_sgpr_count));
+  l.private_segment_buffer = kd.get(field::private_segment_buffer);
+  l.dispatch_ptr = kd.get(field::dispatch_ptr);
+  l.queue_ptr = kd.get(field::queue_ptr);
+  l.kernarg_ptr = kd.get(field::kernarg_segment_ptr);
+  l.dispatch_id = kd.get(field::dispatch_id);
+  l.flat_scratch_init = !has_architected_flat_scratch(t) && kd.get(field::flat_scratch_init);
+  l.private_segment_size = kd.get(field::private_segment_size);
+  l.wg_id[0] = kd.get(field::workgroup_id_x);
+  l.wg_id[1] = kd.get(field::workgroup_id_y);
+  l.wg_id[2] = kd.get(field::workgroup_id_z);
+  l.wg_info = kd.get(field::workgroup_info);
+  l.private_segment = kd.get(field::enable_private_segment);
+  l.workitem_id_dims = static_cast<unsigned>(kd.get(field::vgpr_workitem_id));
+  l.preload_length = static_cast<std::uint32_t>(kd.get(field::preload_length));
+  l.preload_offset = static_cast<std::uint32_t>(kd.get(field::preload_offset));
+  // gfx90a+: VGPR blocks count the unified VGPR+AGPR allocation in granules of 8; accum_offset (in units of 4,
+  // minus one) splits it (AMDGPUUsage compute_pgm_rsrc1 / compute_pgm_rsrc3 for GFX90A, GFX942).
+  const std::uint32_t total = static_cast<std::uint32_t>((kd.get(field::vgpr_blocks) + 1) * vgpr_encoding_granule);
+  const std::uint32_t accum = static_cast<std::uint32_t>((kd.get(field::accum_offset) + 1) * 4);
+  l.vgprs = std::min(accum, total);
+  l.agprs = total > accum ? total - accum : 0;
+  l.sgprs = static_cast<std::uint32_t>((kd.get(field::sgpr_blocks) + 1) * sgpr_encoding_granule);
+  // MODE from compute_pgm_rsrc1: FLOAT_ROUND_MODE_32 bits 13:12, _16_64 15:14, FLOAT_DENORM_MODE_32 17:16,
+  // _16_64 19:18, ENABLE_DX10_CLAMP bit 21, ENABLE_IEEE_MODE bit 23 (AMDGPUUsage compute_pgm_rsrc1), placed as
+  // the MODE register holds them: FP_ROUND 3:0, FP_DENORM 7:4, DX10_CLAMP 8, IEEE 9 (MI300 ISA §3.3).
+  const std::uint32_t r1 = kd.compute_pgm_rsrc1();
+  l.mode = ((r1 >> 12) & 0xff) | ((r1 >> 21) & 1) << 8 | ((r1 >> 23) & 1) << 9;
+  return l;
+}
+
+inline void put(std::vector<std::byte>& b, std::size_t off, std::uint64_t v, unsigned n) {
+  for (unsigned i = 0; i < n && off + i < b.size(); ++i) b[off + i] = static_cast<std::byte>(v >> (8 * i));
+}
+
+/// Stops any instruction that names a register beyond the kernel's allocation (hardware would read or clobber
+/// another wave's registers): replaced by a handler that reports it when — and only if — it runs.
+inline void guard_register_limits(Code& code, const LaunchLayout& l) {
+  static constexpr auto beyond = +[](Wave& w, const Op& op) {
+    w.stop_with(Stop::Kind::illegal, op,
+                std::string(op.mnemonic()) + " names a register beyond the kernel's allocation (" +
+                    std::to_string(w.vgpr_limit) + " VGPRs, " + std::to_string(w.agpr_limit) + " AGPRs, " +
+                    std::to_string(w.sgpr_limit) + " SGPRs)");
+  };
+  for (Op& op : code.ops) {
+    if (!op.info) continue;
+    for (unsigned k = 0; k < op.nslots; ++k) {
+      const Slot& s = op.slots[k];
+      bool bad = false;
+      if (s.kind == Slot::Kind::vgpr) {
+        const std::uint32_t last = s.index + s.dwords - 1;
+        bad = s.index < agpr_row0 ? last >= l.vgprs : last - agpr_row0 >= l.agprs;
+      } else if (s.kind == Slot::Kind::scalar && s.index <= 101) {
+        bad = s.index + s.dwords - 1 >= std::max<std::uint32_t>(l.sgprs, 102) ;
+      }
+      if (bad) { op.fn = beyond; break; }
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Runs `spec` on `module` (recovered from `elf`). Bad input (unknown kernel, argument mismatch, a file that
+/// cannot be read) is an error; a kernel that faults or violates waitcnt rules is a result with `stop` set.
+[[nodiscard]] inline Expected<EmulateResult> emulate(const codeobject::Module& module, const codeobject::ElfFile& elf,
+                                                     const verify::LaunchSpec& spec, const EmulateOptions& opt = {}) {
+  using namespace codeobject;
+  // The kernel.
+  const KernelInfo* ki = nullptr;
+  if (spec.kernel.empty()) {
+    if (module.kernels.size() != 1)
+      return fail(DiagCode::usage, "the code object holds " + std::to_string(module.kernels.size()) +
+                                       " kernels; name one with \"kernel\" in the launch spec");
+    ki = &module.kernels[0];
+  } else {
+    for (const auto& k : module.kernels)
+      if (k.name == spec.kernel) ki = &k;
+    if (!ki) {
+      std::string names;
+      for (const auto& k : module.kernels) names += (names.empty() ? "" : ", ") + k.name;
+      return fail(DiagCode::usage, "no kernel '" + spec.kernel + "' in " + module.file + " (it has: " + names + ")");
+    }
+  }
+  auto metas = kernels(module.metadata);
+  if (!metas) return unexpected(metas.error());
+  const KernelMeta* meta = nullptr;
+  for (const auto& m : *metas)
+    if (m.symbol == ki->name + ".kd" || m.name == ki->name) meta = &m;
+  if (!meta) return fail(DiagCode::object_error, "the metadata has no entry for kernel '" + ki->name + "'");
+  const detail::LaunchLayout lay = detail::layout_of(ki->descriptor, module.target);
+
+  // Code.
+  const Section* text = elf.find_section(".text");
+  if (!text) return fail(DiagCode::object_error, module.file + " has no .text section");
+  DecodeInput din;
+  din.program = &module.program;
+  din.inst_addr = module.inst_addr;
+  din.text = elf.data(*text);
+  din.text_addr = text->addr;
+  auto code = decode_program(din);
+  if (!code) return unexpected(code.error());
+  detail::guard_register_limits(*code, lay);
+  const std::uint64_t entry_addr = ki->code_addr + ((opt.kernarg_preload && lay.preload_length) ? 256 : 0);
+  std::uint32_t entry = ~0u;
+  for (const auto& [a, i] : code->by_addr)
+    if (a == entry_addr) entry = i;
+  if (entry == ~0u)
+    return fail(DiagCode::object_error, "no instruction starts at kernel '" + ki->name + "' entry " + std::to_string(entry_addr));
+
+  // Geometry.
+  auto block = verify::resolve_block(spec, *meta);
+  if (!block) return unexpected(block.error());
+  const auto grid = spec.grid;
+  const std::uint64_t items = std::uint64_t{(*block)[0]} * (*block)[1] * (*block)[2];
+  const std::uint32_t waves_per_group = static_cast<std::uint32_t>((items + wave_lanes - 1) / wave_lanes);
+  if (waves_per_group == 0 || waves_per_group > 16)
+    return fail(DiagCode::usage, "a workgroup of " + std::to_string(items) + " work-items is not 1..1024");
+
+  Machine m;
+  m.target = module.target;
+  m.options = opt.run;
+  m.code = &*code;
+
+  // The code object image: every allocated section at its address (ELF vaddr 0 = load base).
+  std::uint64_t image_end = 0;
+  for (const auto& s : elf.sections())
+    if ((s.flags & 2) && s.size) image_end = std::max(image_end, s.addr + s.size);  // SHF_ALLOC
+  const std::size_t img = m.memory.map("the code object image", image_end, true);
+  for (const auto& s : elf.sections()) {
+    if (!(s.flags & 2) || s.type == 8 /* SHT_NOBITS */ || !s.size) continue;
+    const auto d = elf.data(s);
+    std::memcpy(m.memory.region(img).bytes.data() + s.addr, d.data(), std::min<std::size_t>(d.size(), s.size));
+  }
+  code->load_base = m.memory.region(img).base;
+
+  // Buffers, in argument order.
+  std::vector<std::uint64_t> arg_addr(spec.args.size(), 0);
+  std::vector<std::pair<std::size_t, std::size_t>> buffer_regions;  // (arg, region)
+  for (std::size_t i = 0; i < spec.args.size(); ++i) {
+    if (spec.args[i].kind != verify::ArgSpec::Kind::buffer) continue;
+    auto bytes = verify::materialize(spec.args[i].buffer, opt.trial);
+    if (!bytes) return unexpected(bytes.error());
+    const std::size_t r = m.memory.map("arg" + std::to_string(i), bytes->size(), true);
+    std::memcpy(m.memory.region(r).bytes.data(), bytes->data(), bytes->size());
+    arg_addr[i] = m.memory.region(r).base;
+    buffer_regions.emplace_back(i, r);
+  }
+  verify::LaunchGeometry geo{grid, *block};
+  verify::HiddenValues hv;
+  // LDS per workgroup: the fixed group segment plus the dynamic part the launch asks for; without a
+  // "dynamic_lds" the workgroup gets all a CU can give one workgroup (64 KiB on gfx9: MI300 ISA §10 "LDS").
+  constexpr std::uint32_t max_lds = 65536;
+  const std::uint32_t fixed_lds = static_cast<std::uint32_t>(std::min<std::uint64_t>(meta->group_segment_fixed_size, max_lds));
+  const std::uint32_t lds_bytes =
+      spec.dynamic_lds ? std::min(max_lds, fixed_lds + *spec.dynamic_lds) : max_lds;
+  hv.dynamic_lds_size = lds_bytes - fixed_lds;
+  auto karg = verify::layout_kernargs(*meta, spec, arg_addr, geo, hv);
+  if (!karg) return unexpected(karg.error());
+  // The segment is mapped a little larger than the metadata says: a gfx942 kernarg-preload prologue loads whole
+  // dwordx8 groups that may run past .kernarg_segment_size, which the runtime's kernarg pool makes harmless.
+  std::size_t kbytes = (karg->size() + 63) & ~std::size_t{63};
+  kbytes = std::max<std::size_t>(kbytes, (std::size_t{lay.preload_offset} + lay.preload_length) * 4 + 32);
+  const std::size_t kr = m.memory.map("the kernarg segment", kbytes, false);
+  std::memcpy(m.memory.region(kr).bytes.data(), karg->data(), karg->size());
+  const std::uint64_t kernarg_addr = m.memory.region(kr).base;
+
+  // The AQL dispatch packet (HSA Platform System Architecture spec, hsa_kernel_dispatch_packet_t).
+  const std::size_t pr = m.memory.map("the dispatch packet", 64, false);
+  {
+    auto& b = m.memory.region(pr).bytes;
+    const unsigned dims = grid[2] * (*block)[2] > 1 ? 3 : grid[1] * (*block)[1] > 1 ? 2 : 1;
+    detail::put(b, 0, 2 /* HSA_PACKET_TYPE_KERNEL_DISPATCH */, 2);
+    detail::put(b, 2, dims, 2);
+    for (int d = 0; d < 3; ++d) {
+      detail::put(b, 4 + 2 * d, (*block)[d], 2);
+      detail::put(b, 12 + 4 * d, std::uint64_t{grid[d]} * (*block)[d], 4);
+    }
+    detail::put(b, 24, meta->private_segment_fixed_size, 4);
+    detail::put(b, 28, meta->group_segment_fixed_size, 4);
+    detail::put(b, 32, code->load_base + ki->descriptor_addr, 8);
+    detail::put(b, 40, kernarg_addr, 8);
+  }
+  const std::uint64_t packet_addr = m.memory.region(pr).base;
+  const std::size_t qr = m.memory.map("the queue descriptor", 256, false);
+  const std::uint64_t queue_addr = m.memory.region(qr).base;
+  if (lay.private_segment || meta->private_segment_fixed_size || lay.private_segment_buffer)
+    m.private_size = meta->private_segment_fixed_size;
+
+  // Initial state of one wave (AMDGPUUsage "Initial Kernel Execution State": user SGPRs in the order of the
+  // descriptor's enable bits, then kernarg preload SGPRs, then from USER_SGPR_COUNT the system SGPRs).
+  const std::uint64_t group_count = std::uint64_t{grid[0]} * grid[1] * grid[2];
+  auto setup_wave = [&](Wave& w, Workgroup& g, std::uint32_t wid, const std::array<std::uint32_t, 3>& gid) {
+    init_wave(w, m, g, entry, wid, lay.vgprs, lay.agprs);
+    w.vgpr_limit = lay.vgprs;
+    w.agpr_limit = lay.agprs;
+    w.sgpr_limit = lay.sgprs;
+    w.mode = lay.mode;
+    unsigned s = 0;
+    auto put64 = [&](std::uint64_t v) { w.s[s] = static_cast<std::uint32_t>(v); w.s[s + 1] = static_cast<std::uint32_t>(v >> 32); s += 2; };
+    if (lay.private_segment_buffer) s += 4;  // scratch V#: private memory through buffers is not emulated
+    if (lay.dispatch_ptr) put64(packet_addr);
+    if (lay.queue_ptr) put64(queue_addr);
+    if (lay.kernarg_ptr) put64(kernarg_addr);
+    if (lay.dispatch_id) put64(0);
+    if (lay.flat_scratch_init) put64(0);
+    if (lay.private_segment_size) w.s[s++] = static_cast<std::uint32_t>(m.private_size);
+    if (opt.kernarg_preload)
+      for (std::uint32_t k = 0; k < lay.preload_length && s < 102; ++k) {
+        const std::size_t off = (lay.preload_offset + k) * 4u;
+        std::uint32_t v = 0;
+        if (off + 4 <= karg->size()) std::memcpy(&v, karg->data() + off, 4);
+        w.s[s++] = v;
+      }
+    s = lay.user_sgpr_count;
+    for (int d = 0; d < 3; ++d)
+      if (lay.wg_id[d]) w.s[s++] = gid[d];
+    if (lay.wg_info) w.s[s++] = wid;  // not used by compute kernels; a stable value
+    if (lay.private_segment) w.s[s++] = 0;  // scratch wave offset
+    // v0: work-item ids packed as x | y << 10 | z << 20 (gfx90a+: AMDGPUUsage "VGPR work-item ID" packed TID).
+    std::uint32_t* v0 = w.row(0);
+    LaneMask live = 0;
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      const std::uint64_t flat = std::uint64_t{wid} * wave_lanes + l;
+      if (flat >= items) { v0[l] = 0; continue; }
+      live |= 1ull << l;
+      const std::uint32_t x = static_cast<std::uint32_t>(flat % (*block)[0]);
+      const std::uint32_t y = static_cast<std::uint32_t>(flat / (*block)[0] % (*block)[1]);
+      const std::uint32_t z = static_cast<std::uint32_t>(flat / (std::uint64_t{(*block)[0]} * (*block)[1]));
+      v0[l] = x | (lay.workitem_id_dims >= 1 ? y << 10 : 0) | (lay.workitem_id_dims >= 2 ? z << 20 : 0);
+    }
+    w.set_exec(live);
+  };
+
+  // Workgroup order: seeded permutation, so a different seed is a different legal dispatch order.
+  std::vector<std::uint64_t> order(group_count);
+  std::iota(order.begin(), order.end(), 0);
+  {
+    Rng r(opt.run.seed ^ 0x5eedull);
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[r.below(static_cast<std::uint32_t>(i))]);
+  }
+
+
+  EmulateResult res;
+  res.kernel = ki->name;
+  res.workgroups = group_count;
+  res.waves = group_count * waves_per_group;
+  std::atomic<std::uint64_t> next{0}, executed{0};
+  std::atomic<bool> stopped{false};
+  std::vector<Stop> stops(std::max(1u, opt.run.threads));
+  auto worker = [&](unsigned t) {
+    Workgroup g;
+    for (std::uint32_t i = 0; i < waves_per_group; ++i) g.waves.push_back(std::make_unique<Wave>());
+    std::uint64_t local = 0;
+    while (!stopped.load(std::memory_order_relaxed)) {
+      const std::uint64_t k = next.fetch_add(1);
+      if (k >= order.size()) break;
+      const std::uint64_t flat = order[k];
+      const std::array<std::uint32_t, 3> gid{static_cast<std::uint32_t>(flat % grid[0]),
+                                              static_cast<std::uint32_t>(flat / grid[0] % grid[1]),
+                                              static_cast<std::uint32_t>(flat / (std::uint64_t{grid[0]} * grid[1]))};
+      g.id = gid;
+      g.lds.assign(lds_bytes, std::byte{0});
+      g.stop = Stop{};
+      g.seq = 0;
+      g.rng = Rng(opt.run.seed * 0x9e3779b97f4a7c15ull + flat);
+      for (std::uint32_t i = 0; i < waves_per_group; ++i) setup_wave(*g.waves[i], g, i, gid);
+      run_workgroup(g, m);
+      for (auto& w : g.waves) local += w->executed;
+      if (g.stop.kind != Stop::Kind::none) {
+        g.stop.message += " (workgroup " + std::to_string(gid[0]) + "," + std::to_string(gid[1]) + "," +
+                          std::to_string(gid[2]) + ")";
+        stops[t] = g.stop;
+        stopped = true;
+      }
+    }
+    executed += local;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  if (opt.run.threads <= 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < opt.run.threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.wave_instructions = executed.load();
+  for (const auto& s : stops)
+    if (s.kind != Stop::Kind::none) { res.stop = s; break; }
+  for (const auto& [arg, r] : buffer_regions)
+    res.buffers.push_back({arg, m.memory.region(r).base, m.memory.region(r).bytes});
+  return res;
+}
+
+}  // namespace asmevo::emu

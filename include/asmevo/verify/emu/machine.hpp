@@ -1,0 +1,339 @@
+// The emulator's run-time core: workgroups of waves, outstanding memory operations with s_waitcnt semantics,
+// the seeded wave scheduler and barrier, and the per-instruction scoreboard check.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "asmevo/verify/emu/memory.hpp"
+#include "asmevo/verify/emu/state.hpp"
+
+namespace asmevo::emu {
+
+/// A small deterministic generator (splitmix64): the same seed gives the same schedule on every platform.
+struct Rng {
+  std::uint64_t state = 0;
+  explicit Rng(std::uint64_t seed = 0) : state(seed) {}
+  std::uint64_t next() noexcept {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::uint32_t below(std::uint32_t n) noexcept { return n ? static_cast<std::uint32_t>(next() % n) : 0; }
+};
+
+/// When outstanding memory operations complete.
+enum class Completion : std::uint8_t {
+  adversarial,  ///< as late as the ISA permits (at the s_waitcnt that forces them, or at s_endpgm), in any order
+                ///< the ISA permits: the default for verification
+  eager,        ///< at issue, as if memory had no latency (what a test of pure semantics wants)
+};
+
+struct RunOptions {
+  std::uint64_t seed = 1;              ///< wave interleaving and out-of-order completion choices
+  Completion completion = Completion::adversarial;
+  std::uint64_t instruction_limit = 1ull << 32;  ///< per wave; a hang guard
+  unsigned threads = 1;                ///< workgroups run on this many host threads (1: fully deterministic)
+  unsigned max_quantum = 24;           ///< a wave runs 1..max_quantum instructions before the scheduler switches
+};
+
+/// An outstanding memory operation: everything it needs was captured at issue (addresses, store data), the
+/// access itself happens at completion, which also writes its destination registers.
+struct MemOp {
+  enum class Counter : std::uint8_t { vm, lgkm, both };  ///< FLAT counts in both (MI300 ISA §4.4 "S_WAITCNT")
+  Counter counter = Counter::vm;
+  bool out_of_order = false;  ///< SMEM returns out of order (MI300 ISA §4.4: "scalar memory reads can return out of order")
+  const Op* op = nullptr;
+  std::uint64_t seq = 0;
+  LaneMask exec = 0;          ///< lanes taking part
+  LaneMask mask = 0;          ///< handler-defined lane set (e.g. buffer lanes in range)
+  std::array<std::uint64_t, wave_lanes> addr{};
+  std::array<std::array<std::uint32_t, wave_lanes>, 4> data{};  ///< data[dword][lane] captured at issue
+  std::array<std::uint64_t, 4> aux{};
+  RegRange dst{};             ///< registers written at completion (count 0: none)
+  void (*complete)(Wave&, MemOp&) = nullptr;
+};
+
+/// A workgroup in flight: its LDS, its waves and their scheduler.
+struct Workgroup {
+  std::array<std::uint32_t, 3> id{};
+  std::vector<std::byte> lds;
+  std::vector<std::unique_ptr<Wave>> waves;
+  Rng rng;
+  Stop stop;                  ///< the first stop of this workgroup (kind none while it runs cleanly)
+  std::uint64_t seq = 0;      ///< MemOp sequence numbers
+};
+
+/// The loaded kernel code: every instruction of the code object predecoded, in address order, plus a sentinel
+/// that stops a wave running off the end.
+struct Code {
+  std::vector<Op> ops;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_addr;  ///< (ELF address, Op index), sorted
+  std::uint64_t load_base = 0;  ///< device address of ELF virtual address 0
+
+  /// The Op index at device address `a`, or ~0u when no instruction starts there.
+  [[nodiscard]] std::uint32_t index_at(std::uint64_t device_addr) const noexcept {
+    const std::uint64_t a = device_addr - load_base;
+    auto it = std::lower_bound(by_addr.begin(), by_addr.end(), std::pair<std::uint64_t, std::uint32_t>{a, 0});
+    return it != by_addr.end() && it->first == a ? it->second : ~0u;
+  }
+};
+
+/// Launch-wide state shared by every workgroup.
+struct Machine {
+  Target target = Target::gfx942;
+  const Code* code = nullptr;
+  Memory memory;
+  RunOptions options;
+  /// Aperture bases (high 32 bits) of the flat address space: a flat address whose high half is one of
+  /// these maps to LDS / private memory (MI300 ISA §9.5 "Flat addressing": SH_MEM_BASES apertures).
+  std::uint32_t shared_aperture_hi = 0x0001'0000u, private_aperture_hi = 0x0002'0000u;
+  std::uint64_t private_size = 0;  ///< bytes of private memory per lane
+};
+
+inline void Wave::stop_with(Stop why) {
+  if (stop && stop->kind == Stop::Kind::none) *stop = std::move(why);
+  ended = true;
+}
+inline void Wave::stop_with(Stop::Kind k, const Op& op, std::string message, std::int32_t lane, std::uint64_t address) {
+  Stop s;
+  s.kind = k;
+  s.inst = op.id;
+  s.lane = lane;
+  s.address = address;
+  s.message = std::move(message);
+  stop_with(std::move(s));
+}
+
+namespace detail {
+[[nodiscard]] inline bool test_bit(const std::uint64_t* bits, unsigned i) noexcept { return (bits[i / 64] >> (i % 64)) & 1; }
+inline void set_bit(std::uint64_t* bits, unsigned i, bool on) noexcept {
+  if (on) bits[i / 64] |= 1ull << (i % 64); else bits[i / 64] &= ~(1ull << (i % 64));
+}
+[[nodiscard]] inline std::string reg_text(bool vector, unsigned i) {
+  if (!vector) {
+    if (i <= 101) return "s" + std::to_string(i);
+    if (i == sc::vcc || i == sc::vcc + 1) return i == sc::vcc ? "vcc_lo" : "vcc_hi";
+    if (i == sc::exec || i == sc::exec + 1) return i == sc::exec ? "exec_lo" : "exec_hi";
+    if (i == sc::m0) return "m0";
+    if (i >= sc::ttmp0 && i < sc::ttmp0 + 16) return "ttmp" + std::to_string(i - sc::ttmp0);
+    return "scalar code " + std::to_string(i);
+  }
+  if (i >= agpr_row0 && i < temp_row0) return "a" + std::to_string(i - agpr_row0);
+  return "v" + std::to_string(i);
+}
+}  // namespace detail
+
+// ---- outstanding memory operations --------------------------------------------------------------------------
+
+/// A fresh MemOp for `op`; fill it, then call `issue`.
+[[nodiscard]] inline MemOp& begin_memop(Wave& w, const Op& op, MemOp::Counter c, bool out_of_order = false) {
+  std::unique_ptr<MemOp> m;
+  if (!w.free_ops.empty()) {
+    m = std::move(w.free_ops.back());
+    w.free_ops.pop_back();
+  } else {
+    m = std::make_unique<MemOp>();
+  }
+  m->counter = c;
+  m->out_of_order = out_of_order;
+  m->op = &op;
+  m->seq = ++w.group->seq;
+  m->exec = 0;
+  m->mask = 0;
+  m->dst = {};
+  m->complete = nullptr;
+  w.queue.push_back(std::move(m));
+  return *w.queue.back();
+}
+
+namespace detail {
+inline void finish(Wave& w, std::size_t qi) {
+  std::unique_ptr<MemOp> m = std::move(w.queue[qi]);
+  w.queue.erase(w.queue.begin() + static_cast<std::ptrdiff_t>(qi));
+  --w.outstanding;
+  // The destination becomes readable; a later op to the same registers keeps its own mark.
+  for (unsigned k = 0; k < m->dst.count; ++k) {
+    const unsigned r = m->dst.first + k;
+    if (m->dst.vector) {
+      if (w.vpending_by[r].value == m->seq) set_bit(w.vpending.data(), r, false);
+    } else if (r < 128 && w.spending_by[r].value == m->seq) {
+      set_bit(w.spending.data(), r, false);
+    }
+  }
+  if (m->complete && (!w.stop || w.stop->kind == Stop::Kind::none)) m->complete(w, *m);
+  w.free_ops.push_back(std::move(m));
+}
+}  // namespace detail
+
+/// Makes the op most recently begun outstanding (or completes it now in eager mode).
+inline void issue(Wave& w) {
+  MemOp& m = *w.queue.back();
+  ++w.outstanding;
+  // vpending_by/spending_by hold the low 32 bits of the op's sequence number (InstId is a 32-bit value).
+  for (unsigned k = 0; k < m.dst.count; ++k) {
+    const unsigned r = m.dst.first + k;
+    if (m.dst.vector) {
+      detail::set_bit(w.vpending.data(), r, true);
+      w.vpending_by[r] = InstId{static_cast<std::uint32_t>(m.seq)};
+    } else if (r < 128) {
+      detail::set_bit(w.spending.data(), r, true);
+      w.spending_by[r] = InstId{static_cast<std::uint32_t>(m.seq)};
+    }
+  }
+  if (w.machine->options.completion == Completion::eager) detail::finish(w, w.queue.size() - 1);
+}
+
+/// s_waitcnt: completes outstanding operations until at most `vm` vector-memory and `lgkm` LDS/GDS/scalar/message
+/// operations remain. Vector memory completes in issue order; LDS in issue order; SMEM (and FLAT, which may
+/// touch LDS) in any order, so with those outstanding the adversarial choice is random (seeded).
+inline void wait_counts(Wave& w, unsigned vm, unsigned lgkm) {
+  auto count = [&](bool want_vm) {
+    unsigned n = 0;
+    for (const auto& m : w.queue)
+      n += want_vm ? (m->counter != MemOp::Counter::lgkm) : (m->counter != MemOp::Counter::vm);
+    return n;
+  };
+  while (count(true) > vm) {
+    for (std::size_t i = 0; i < w.queue.size(); ++i)
+      if (w.queue[i]->counter != MemOp::Counter::lgkm) { detail::finish(w, i); break; }
+  }
+  while (count(false) > lgkm) {
+    // Candidates: the oldest in-order lgkm op, and every out-of-order one.
+    std::array<std::size_t, 64> cand{};
+    unsigned nc = 0;
+    bool have_in_order = false;
+    for (std::size_t i = 0; i < w.queue.size() && nc < cand.size(); ++i) {
+      const MemOp& m = *w.queue[i];
+      if (m.counter == MemOp::Counter::vm) continue;
+      const bool ooo = m.out_of_order || m.counter == MemOp::Counter::both;
+      if (ooo) cand[nc++] = i;
+      else if (!have_in_order) { cand[nc++] = i; have_in_order = true; }
+    }
+    detail::finish(w, cand[w.group->rng.below(nc)]);
+  }
+}
+
+/// Completes everything (s_endpgm, or the end of a run), in an order the ISA permits.
+inline void drain(Wave& w) { wait_counts(w, 0, 0); }
+
+/// Checks an instruction's register reads and writes against outstanding loads. Returns false (and stops the
+/// wave) on a waitcnt violation.
+[[nodiscard]] inline bool scoreboard_ok(Wave& w, const Op& op) {
+  auto hit = [&](const RegRange& r, bool write) {
+    for (unsigned k = 0; k < r.count; ++k) {
+      const unsigned i = r.first + k;
+      const bool pend = r.vector ? detail::test_bit(w.vpending.data(), i) : (i < 128 && detail::test_bit(w.spending.data(), i));
+      if (!pend) continue;
+      const std::uint32_t seq = r.vector ? w.vpending_by[i].value : w.spending_by[i].value;
+      InstId load{};
+      for (const auto& m : w.queue)
+        if (static_cast<std::uint32_t>(m->seq) == seq) { load = m->op->id; break; }
+      Stop s;
+      s.kind = Stop::Kind::waitcnt;
+      s.inst = op.id;
+      s.other = load;
+      s.has_other = true;
+      s.message = "i" + std::to_string(op.id.value) + " (" + std::string(op.mnemonic()) + ") " +
+                  (write ? "overwrites " : "reads ") + detail::reg_text(r.vector, i) + " while i" +
+                  std::to_string(load.value) + " that loads it is still outstanding: no s_waitcnt covers it";
+      w.stop_with(std::move(s));
+      return true;
+    }
+    return false;
+  };
+  for (unsigned k = 0; k < op.nreads; ++k)
+    if (hit(op.reads[k], false)) return false;
+  for (unsigned k = 0; k < op.nwrites; ++k)
+    if (hit(op.writes[k], true)) return false;
+  return true;
+}
+
+/// Prepares `w` to start at Op `entry`: a zeroed register file (rows 0..vector_rows-1), empty scoreboard.
+/// Only the first `vrows` VGPR rows and `arows` AGPR rows are cleared (the rest of the file is never read by an
+/// instruction that passed the launch's register-limit check).
+inline void init_wave(Wave& w, Machine& m, Workgroup& g, std::uint32_t entry, std::uint32_t wave_id,
+                      std::uint32_t vrows = 256, std::uint32_t arows = 256) {
+  if (!w.v) {
+    w.v.reset(new std::uint32_t[vector_rows][wave_lanes]);
+    std::memset(w.v.get(), 0, sizeof(std::uint32_t) * vector_rows * wave_lanes);
+  }
+  std::memset(w.v[0], 0, sizeof(std::uint32_t) * wave_lanes * std::min<std::uint32_t>(vrows, 256));
+  std::memset(w.v[agpr_row0], 0, sizeof(std::uint32_t) * wave_lanes * std::min<std::uint32_t>(arows, 256));
+  w.s.fill(0);
+  w.scc = false;
+  w.mode = 0;
+  w.trapsts = 0;
+  w.pc = entry;
+  w.wave_id = wave_id;
+  w.ended = w.at_barrier = false;
+  w.machine = &m;
+  w.group = &g;
+  w.ops = m.code->ops.data();
+  w.nops = static_cast<std::uint32_t>(m.code->ops.size());
+  w.outstanding = 0;
+  w.vpending.fill(0);
+  w.spending.fill(0);
+  w.vpending_by.assign(vector_rows, InstId{});
+  w.spending_by.assign(128, InstId{});
+  for (auto& q : w.queue) w.free_ops.push_back(std::move(q));
+  w.queue.clear();
+  w.executed = 0;
+  w.stop = &g.stop;
+  w.s[sc::shared_base] = m.shared_aperture_hi;
+  w.s[sc::private_base] = m.private_aperture_hi;
+  w.s[sc::shared_limit] = m.shared_aperture_hi;
+  w.s[sc::private_limit] = m.private_aperture_hi;
+}
+
+// ---- execution -----------------------------------------------------------------------------------------------
+
+/// Runs one instruction of `w`.
+inline void step(Wave& w) {
+  const Op& op = w.ops[w.pc];
+  if (w.outstanding && !scoreboard_ok(w, op)) return;
+  ++w.pc;
+  op.fn(w, op);
+  if (++w.executed >= w.machine->options.instruction_limit)
+    w.stop_with(Stop::Kind::limit, op, "wave " + std::to_string(w.wave_id) + " ran " + std::to_string(w.executed) +
+                                           " instructions without ending (limit " +
+                                           std::to_string(w.machine->options.instruction_limit) + "); a hang?");
+}
+
+/// Runs a workgroup's waves to completion with a seeded interleaving: the scheduler picks a runnable wave at
+/// random and runs it for a random quantum; s_barrier parks a wave until every wave that has not ended arrives.
+inline void run_workgroup(Workgroup& g, const Machine& m) {
+  std::vector<Wave*> live;
+  for (auto& w : g.waves) {
+    w->stop = &g.stop;
+    live.push_back(w.get());
+  }
+  while (g.stop.kind == Stop::Kind::none) {
+    std::array<Wave*, 16> runnable{};
+    unsigned nr = 0, alive = 0;
+    for (Wave* w : live) {
+      if (w->ended) continue;
+      ++alive;
+      if (!w->at_barrier && nr < runnable.size()) runnable[nr++] = w;
+    }
+    if (alive == 0) break;
+    if (nr == 0) {  // everyone still running waits at the barrier: release it
+      for (Wave* w : live) w->at_barrier = false;
+      continue;
+    }
+    Wave& w = *runnable[g.rng.below(nr)];
+    unsigned quantum = 1 + g.rng.below(m.options.max_quantum);
+    while (quantum-- && !w.ended && !w.at_barrier) step(w);
+  }
+  // Whatever is still outstanding completes (a wave that stopped early leaves memory as it was at the stop).
+  if (g.stop.kind == Stop::Kind::none)
+    for (Wave* w : live) drain(*w);
+}
+
+}  // namespace asmevo::emu

@@ -1,0 +1,119 @@
+// The emulator's sandboxed device memory: named allocations separated by guard zones, address translation that
+// faults on anything outside them, and nothing that ever reaches host memory.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace asmevo::emu {
+
+/// One allocation of device memory. `base` is the device address of byte 0; the `guard` bytes on each side are
+/// never backed: an access there is reported as hitting this allocation's guard.
+struct Region {
+  std::string name;            ///< "arg2", "kernarg segment", "dispatch packet", "code object"
+  std::uint64_t base = 0;
+  std::uint64_t size = 0;
+  std::uint64_t guard = 0;
+  bool writable = true;
+  std::vector<std::byte> bytes;
+};
+
+/// Where a failed translation landed, for the fault message.
+struct MemoryFault {
+  std::string message;
+};
+
+/// Device address space of one launch. Regions are laid out at increasing addresses from `first_address`, each
+/// aligned to 4 KiB and surrounded by `guard` unbacked bytes (so two buffers are never adjacent: an access that
+/// runs off the end of one never lands in the next). Placement is deterministic: the same sequence of `map`
+/// calls gives the same addresses, so K0 and K1 see identical pointers.
+class Memory {
+ public:
+  static constexpr std::uint64_t first_address = 0x0000'1000'0000'0000ull;
+  static constexpr std::uint64_t default_guard = 64 * 1024;
+
+  /// Maps `size` zeroed bytes (size 0 still gets a distinct address) and returns the region index.
+  std::size_t map(std::string name, std::uint64_t size, bool writable, std::uint64_t guard = default_guard) {
+    Region r;
+    r.name = std::move(name);
+    r.guard = guard;
+    r.base = align_up(next_ + guard, 4096);
+    r.size = size;
+    r.writable = writable;
+    r.bytes.assign(static_cast<std::size_t>(size), std::byte{0});
+    next_ = r.base + std::max<std::uint64_t>(size, 1) + guard;
+    regions_.push_back(std::move(r));
+    return regions_.size() - 1;
+  }
+  [[nodiscard]] Region& region(std::size_t i) noexcept { return regions_[i]; }
+  [[nodiscard]] const Region& region(std::size_t i) const noexcept { return regions_[i]; }
+  [[nodiscard]] const std::vector<Region>& regions() const noexcept { return regions_; }
+
+  /// Host pointer for `size` bytes at device address `addr`, or nullptr when any byte lies outside a region or
+  /// the access writes read-only memory. `hint` caches the last region hit (per wave) and is updated.
+  [[nodiscard]] std::byte* translate(std::uint64_t addr, std::uint64_t size, bool write, std::size_t& hint) noexcept {
+    if (hint < regions_.size()) {
+      Region& r = regions_[hint];
+      if (addr - r.base < r.size && size <= r.size - (addr - r.base) && (!write || r.writable))
+        return r.bytes.data() + (addr - r.base);
+    }
+    const std::size_t i = find(addr);
+    if (i == npos) return nullptr;
+    Region& r = regions_[i];
+    if (addr - r.base >= r.size || size > r.size - (addr - r.base) || (write && !r.writable)) return nullptr;
+    hint = i;
+    return r.bytes.data() + (addr - r.base);
+  }
+  [[nodiscard]] std::byte* translate(std::uint64_t addr, std::uint64_t size, bool write) noexcept {
+    std::size_t h = npos;
+    return translate(addr, size, write, h);
+  }
+
+  /// Says why an access of `size` bytes at `addr` is not allowed (for fault messages).
+  [[nodiscard]] std::string describe(std::uint64_t addr, std::uint64_t size, bool write) const {
+    auto hex = [](std::uint64_t v) {
+      char b[24];
+      std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+      return std::string(b);
+    };
+    const std::string what = std::string(write ? "write" : "read") + " of " + std::to_string(size) + " byte(s) at " + hex(addr);
+    for (const Region& r : regions_) {
+      const std::uint64_t end = r.base + r.size;
+      if (addr >= r.base && addr < end) {
+        if (write && !r.writable) return what + " writes read-only " + r.name;
+        return what + " runs " + std::to_string(addr + size - end) + " byte(s) past the end of " + r.name +
+               " (" + std::to_string(r.size) + " bytes at " + hex(r.base) + ")";
+      }
+      if (addr < r.base && addr + r.guard >= r.base)
+        return what + " hits the guard " + std::to_string(r.base - addr) + " byte(s) before " + r.name + " (at " + hex(r.base) + ")";
+      if (addr >= end && addr < end + r.guard)
+        return what + " hits the guard " + std::to_string(addr - end) + " byte(s) past the end of " + r.name + " (" +
+               std::to_string(r.size) + " bytes at " + hex(r.base) + ")";
+    }
+    return what + " is outside every allocation";
+  }
+
+  static constexpr std::size_t npos = ~std::size_t{0};
+
+ private:
+  [[nodiscard]] static std::uint64_t align_up(std::uint64_t v, std::uint64_t a) noexcept { return (v + a - 1) & ~(a - 1); }
+  [[nodiscard]] std::size_t find(std::uint64_t addr) const noexcept {
+    // Regions are mapped at increasing addresses: the candidate is the last one starting at or below addr.
+    std::size_t lo = 0, hi = regions_.size();
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (regions_[mid].base <= addr) lo = mid + 1; else hi = mid;
+    }
+    return lo == 0 ? npos : lo - 1;
+  }
+
+  std::vector<Region> regions_;
+  std::uint64_t next_ = first_address;
+};
+
+}  // namespace asmevo::emu

@@ -1,0 +1,1076 @@
+// The emulator's memory instruction semantics: scalar memory, global/flat, MUBUF buffer, LDS (DS) and cache
+// maintenance, each issued as a MemOp whose access happens at completion.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "asmevo/verify/emu/detail/mem_access.hpp"
+#include "asmevo/verify/emu/detail/mem_atomic.hpp"
+#include "asmevo/verify/emu/machine.hpp"
+
+// Sources cited below:
+//  [ISA]  AMD Instinct MI300 ISA (CDNA3): §8 "Scalar Memory Operations", §9.1 "Vector Memory Buffer Instructions"
+//         (§9.1.5 "Buffer Addressing" and "Range Checking", §9.1.8 "Buffer Resource"), §9.2 "Float Memory Atomics",
+//         §10 "Flat Memory Instructions", §11 "Data Share Operations", and the per-opcode descriptions. The text read
+//         was the CDNA4 edition, whose wording of these sections is the same.
+//  [MI200] MI200 ISA (CDNA2) for gfx90a-only opcodes (buffer_wbinvl1*, buffer_invl2).
+//  [LLVM] LLVM AMDGPU: SIInstrInfo/FLATInstructions.td offsets (13-bit signed global/scratch, 12-bit unsigned flat
+//         on gfx9), SMInstructions.td (21-bit signed SMEM offset on gfx9, unsigned for s_buffer_*), and
+//         GCNSubtarget::ldsRequiresM0Init (false on gfx9+: DS instructions ignore M0).
+
+namespace asmevo::emu {
+namespace detail {
+
+// =============================================================================================================
+// Scalar memory (SMEM) — counter lgkm, returns out of order ([ISA] §8.3 "Dependency Checking").
+// =============================================================================================================
+
+/// Byte offset of an SMEM access: the immediate (signed 21-bit on gfx9 for non-buffer forms [LLVM]
+/// SMInstructions.td; unsigned for s_buffer_*) plus the soffset SGPR/M0 for _SGPR/_SGPR_IMM forms.
+[[nodiscard]] inline std::uint64_t smem_offset(const Wave& w, const Op& op, bool buffer) noexcept {
+  std::uint64_t off = 0;
+  if (op.has(Name::offset)) {
+    const std::uint64_t imm = op.imm(Name::offset);
+    off += buffer ? (imm & 0x1fffffu) : static_cast<std::uint64_t>(sext(imm, 21));
+  }
+  if (op.has(Name::soffset)) off += w.scalar32(op.at(Name::soffset));
+  return off;
+}
+
+/// SMEM address: "All components of the address (base, offset, inst_offset, M0) are in bytes, but the two LSBs
+/// are ignored and treated as if they were zero" ([ISA] §8.2.1.1 "Scalar Memory Addressing").
+[[nodiscard]] inline std::uint64_t smem_addr(const Wave& w, const Op& op) noexcept {
+  return (w.s64(op.at(Name::sbase).index) + smem_offset(w, op, false)) & ~3ull;
+}
+
+template <unsigned N>
+inline void s_load_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  const std::byte* p = w.machine->memory.translate(m.addr[0], 4 * N, false, hint);
+  if (!p) { memory_fault(w, *m.op, -1, m.addr[0], 4 * N, false); return; }
+  std::memcpy(&w.s[m.dst.first], p, 4 * N);
+}
+
+/// s_load_dword{,x2,x4,x8,x16}: N dwords from sbase + offset into sdst.
+template <unsigned N>
+inline void s_load(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::sdst);
+  const std::uint64_t a = smem_addr(w, op);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm, true);
+  m.addr[0] = a;
+  m.dst = {false, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(N)};
+  m.complete = &s_load_done<N>;
+  issue(w);
+}
+
+template <unsigned N>
+inline void s_buffer_load_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  for (unsigned k = 0; k < N; ++k) {
+    std::uint32_t x = 0;
+    if (m.aux[1] + 4 * k < m.aux[2]) {
+      const std::uint64_t a = m.addr[0] + 4 * k;
+      const std::byte* p = w.machine->memory.translate(a, 4, false, hint);
+      if (!p) { memory_fault(w, *m.op, -1, a, 4, false); return; }
+      std::memcpy(&x, p, 4);
+    }
+    w.s[m.dst.first + k] = x;
+  }
+}
+
+/// s_buffer_load_dword*: the buffer constant in 4 SGPRs gives base (48 bits), stride and num_records; "Stride is
+/// used only for memory address bounds checking" and "the two LSBs of V#.base and of the final address are
+/// ignored" ([ISA] §8.2.1.1 "Reads/Writes/Atomics using Buffer Constant"). A dword whose offset is
+/// >= (stride == 0 ? 1 : stride) * num_records is out of range and reads 0. (The CDNA3 pseudo-code's `m_size`
+/// line is garbled; this is the rule as the RDNA3 ISA §9.4.1.4 "Scalar Memory" states it, with the same fields.)
+template <unsigned N>
+inline void s_buffer_load(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::sdst);
+  const unsigned r = op.at(Name::sbase).index;
+  const std::uint64_t base = (w.s[r] | static_cast<std::uint64_t>(w.s[r + 1] & 0xffffu) << 32) & ~3ull;
+  const std::uint64_t stride = (w.s[r + 1] >> 16) & 0x3fffu;
+  const std::uint64_t size = (stride == 0 ? 1 : stride) * w.s[r + 2];
+  const std::uint64_t off = smem_offset(w, op, true) & ~3ull;
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm, true);
+  m.addr[0] = base + off;
+  m.aux[1] = off;
+  m.aux[2] = size;
+  m.dst = {false, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(N)};
+  m.complete = &s_buffer_load_done<N>;
+  issue(w);
+}
+
+template <unsigned N>
+inline void s_store_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  std::byte* p = w.machine->memory.translate(m.addr[0], 4 * N, true, hint);
+  if (!p) { memory_fault(w, *m.op, -1, m.addr[0], 4 * N, true); return; }
+  for (unsigned k = 0; k < N; ++k) std::memcpy(p + 4 * k, &m.data[k][0], 4);
+}
+
+/// s_store_dword{,x2,x4}: data captured from sdata at issue.
+template <unsigned N>
+inline void s_store(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::sdata);
+  const std::uint64_t a = smem_addr(w, op);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm, true);
+  m.addr[0] = a;
+  for (unsigned k = 0; k < N; ++k) m.data[k][0] = w.s[d.index + k];
+  m.complete = &s_store_done<N>;
+  issue(w);
+}
+
+template <Atom A, unsigned B>
+inline void s_atomic_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  std::byte* p = w.machine->memory.translate(m.addr[0], B, true, hint);
+  if (!p) { memory_fault(w, *m.op, -1, m.addr[0], B, true); return; }
+  std::uint64_t old = 0;
+  std::memcpy(&old, p, B);
+  const std::uint64_t src = data_value<B>(m, 0, 0);
+  const std::uint64_t cmp = atom_has_cmp(A) ? data_value<B>(m, B / 4, 0) : 0;
+  const std::uint64_t nv = atomic_apply<A, B>(old, src, cmp, AtomFp{});
+  std::memcpy(p, &nv, B);
+  for (unsigned k = 0; k < m.dst.count; ++k) w.s[m.dst.first + k] = static_cast<std::uint32_t>(old >> (32 * k));
+}
+
+/// s_atomic_*: "the same set of memory atomics as the vector memory unit"; GLC=1 (the _RTN forms, which name
+/// sdst) returns the pre-op value ([ISA] §8.2.2). cmpswap data is {src, cmp}.
+template <Atom A, unsigned B>
+inline void s_atomic(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::sdata);
+  const std::uint64_t a = smem_addr(w, op);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm, true);
+  m.addr[0] = a;
+  for (unsigned k = 0; k < d.dwords && k < m.data.size(); ++k) m.data[k][0] = w.s[d.index + k];
+  if (op.has(Name::sdst)) m.dst = {false, static_cast<std::uint16_t>(op.at(Name::sdst).index), static_cast<std::uint16_t>(B / 4)};
+  m.complete = &s_atomic_done<A, B>;
+  issue(w);
+}
+
+inline void s_time_done(Wave& w, MemOp& m) {
+  w.s[m.dst.first] = static_cast<std::uint32_t>(m.aux[0]);
+  w.s[m.dst.first + 1] = static_cast<std::uint32_t>(m.aux[0] >> 32);
+}
+
+/// s_memtime / s_memrealtime read a 64-bit clock ([ISA] §8.2.4, §8.2.5). The emulator has no clock: both return
+/// the number of instructions the wave has issued so far (sampled at issue), which increases strictly between
+/// two reads of one wave but is not a time and is not comparable across waves.
+inline void s_memtime(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::sdst);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm, true);
+  m.aux[0] = w.executed + 1;
+  m.dst = {false, static_cast<std::uint16_t>(d.index), 2};
+  m.complete = &s_time_done;
+  issue(w);
+}
+
+/// Cache maintenance with no data effect in an emulator without caches: still an outstanding operation on its
+/// counter (s_dcache_*: lgkm [ISA] §8.2.3; buffer_wbl2/buffer_inv [ISA] §9.1.10 tables "BUFFER_WBL2",
+/// "BUFFER_INV"; buffer_wbinvl1(_vol)/buffer_invl2 [MI200]: vm).
+template <MemOp::Counter C>
+inline void cache_op(Wave& w, const Op& op) {
+  MemOp& m = begin_memop(w, op, C, C == MemOp::Counter::lgkm);
+  (void)m;
+  issue(w);
+}
+
+// =============================================================================================================
+// Global and flat — global counts vm; flat counts vm and lgkm and completes out of order ([ISA] §10.2).
+// =============================================================================================================
+
+/// Per-lane addresses of a GLOBAL/FLAT instruction ([ISA] §10.4 "Global": VGPR-address + offset, or SGPR-address +
+/// 32-bit VGPR-offset + offset). Offsets [LLVM] / [ISA] §10.1 table "Flat, Global and Scratch Microcode Formats":
+/// global 13-bit signed; flat 12-bit unsigned ("MSB is ignored").
+template <Seg S>
+inline void vmem_addresses(const Wave& w, const Op& op, MemOp& m) noexcept {
+  const Slot& va = op.at(Name::vaddr);
+  const std::uint64_t raw = op.imm(Name::offset);
+  const std::uint64_t off = S == Seg::flat ? (raw & 0xfffu) : static_cast<std::uint64_t>(sext(raw, 13));
+  const std::uint32_t* lo = w.v[va.index];
+  if (op.has(Name::saddr)) {
+    const std::uint64_t base = w.scalar64(op.at(Name::saddr)) + off;
+    for (unsigned l = 0; l < wave_lanes; ++l) m.addr[l] = base + lo[l];
+  } else {
+    const std::uint32_t* hi = w.v[va.index + 1];
+    for (unsigned l = 0; l < wave_lanes; ++l) m.addr[l] = (lo[l] | static_cast<std::uint64_t>(hi[l]) << 32) + off;
+  }
+}
+
+template <Seg S>
+[[nodiscard]] constexpr MemOp::Counter vmem_counter() noexcept {
+  return S == Seg::flat ? MemOp::Counter::both : MemOp::Counter::vm;
+}
+
+template <Seg S, Ld K>
+inline void vload_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  const unsigned row = m.dst.first;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    bool lds = false;
+    const std::byte* p = vmem_ptr<S>(w, *m.op, l, m.addr[l], ld_bytes(K), false, hint, lds);
+    if (!p) return;
+    put_load<K>(w, row, l, p);
+  }
+}
+
+/// global_load_* / flat_load_*: lanes in EXEC read at completion into vdst.
+template <Seg S, Ld K>
+inline void vload(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::vdst);
+  MemOp& m = begin_memop(w, op, vmem_counter<S>());
+  m.exec = w.exec();
+  vmem_addresses<S>(w, op, m);
+  m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(ld_dwords(K))};
+  m.complete = &vload_done<S, K>;
+  issue(w);
+}
+
+template <Seg S, St K>
+inline void vstore_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    bool lds = false;
+    std::byte* p = vmem_ptr<S>(w, *m.op, l, m.addr[l], st_bytes(K), true, hint, lds);
+    if (!p) return;
+    put_store<K>(m, l, p);
+  }
+}
+
+/// global_store_* / flat_store_*: the data is read from vdata at issue.
+template <Seg S, St K>
+inline void vstore(Wave& w, const Op& op) {
+  MemOp& m = begin_memop(w, op, vmem_counter<S>());
+  m.exec = w.exec();
+  vmem_addresses<S>(w, op, m);
+  capture(w, op.at(Name::vdata), m, st_dwords(K));
+  m.complete = &vstore_done<S, K>;
+  issue(w);
+}
+
+/// One lane's read-modify-write; returns the pre-op value.
+template <Atom A, unsigned B>
+inline std::uint64_t rmw(std::byte* p, std::uint64_t src, std::uint64_t cmp, const AtomFp& fpe) noexcept {
+  std::uint64_t old = 0;
+  std::memcpy(&old, p, B);
+  const std::uint64_t nv = atomic_apply<A, B>(old, src, cmp, fpe);
+  std::memcpy(p, &nv, B);
+  return old;
+}
+
+inline void put_return(Wave& w, const MemOp& m, unsigned l, std::uint64_t old) noexcept {
+  for (unsigned k = 0; k < m.dst.count; ++k) w.v[m.dst.first + k][l] = static_cast<std::uint32_t>(old >> (32 * k));
+}
+
+template <Seg S, Atom A, unsigned B>
+inline void vatomic_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  const AtomFp l2 = l2_fp(w.machine->target == Target::gfx90a);
+  const AtomFp lds_mode = lds_fp(w.mode);
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    bool lds = false;
+    std::byte* p = vmem_ptr<S>(w, *m.op, l, m.addr[l], B, true, hint, lds);
+    if (!p) return;
+    const std::uint64_t cmp = atom_has_cmp(A) ? data_value<B>(m, B / 4, l) : 0;
+    const std::uint64_t old = rmw<A, B>(p, data_value<B>(m, 0, l), cmp, lds ? lds_mode : l2);
+    put_return(w, m, l, old);
+  }
+}
+
+/// global_atomic_* / flat_atomic_*: vdata = {src} or {src, cmp} for cmpswap ([ISA] GLOBAL_ATOMIC_CMPSWAP:
+/// "src = DATA[0]; cmp = DATA[1]"); the _RTN forms (sc0/glc set, vdst named) return the pre-op value.
+template <Seg S, Atom A, unsigned B>
+inline void vatomic(Wave& w, const Op& op) {
+  MemOp& m = begin_memop(w, op, vmem_counter<S>());
+  m.exec = w.exec();
+  vmem_addresses<S>(w, op, m);
+  capture(w, op.at(Name::vdata), m, (atom_has_cmp(A) ? 2 : 1) * B / 4);
+  if (op.has(Name::vdst)) m.dst = {true, static_cast<std::uint16_t>(op.at(Name::vdst).index), static_cast<std::uint16_t>(B / 4)};
+  m.complete = &vatomic_done<S, A, B>;
+  issue(w);
+}
+
+// =============================================================================================================
+// MUBUF buffer instructions — counter vm, in order.
+// =============================================================================================================
+
+/// The parts of a buffer resource (V#) the emulator uses ([ISA] §9.1.8 table "Buffer Resource Descriptor").
+struct Vsharp {
+  std::uint64_t base = 0;         ///< bits 47:0
+  std::uint32_t stride = 0;       ///< bits 61:48
+  bool swizzle = false;           ///< bit 63 (bit 62, cache swizzle, only picks L1 banks: no data effect)
+  std::uint32_t num_records = 0;  ///< bits 95:64
+  std::uint32_t dst_sel_x = 0;    ///< bits 98:96
+  std::uint32_t num_format = 0;   ///< bits 110:108
+  std::uint32_t data_format = 0;  ///< bits 114:111
+  bool add_tid = false;           ///< bit 119
+};
+
+[[nodiscard]] inline Vsharp read_vsharp(const Wave& w, const Slot& s) noexcept {
+  const std::uint32_t* r = &w.s[s.index];
+  Vsharp v;
+  v.base = r[0] | static_cast<std::uint64_t>(r[1] & 0xffffu) << 32;
+  v.stride = (r[1] >> 16) & 0x3fffu;
+  v.swizzle = (r[1] >> 31) & 1;
+  v.num_records = r[2];
+  v.dst_sel_x = r[3] & 7u;
+  v.num_format = (r[3] >> 12) & 7u;
+  v.data_format = (r[3] >> 15) & 15u;
+  v.add_tid = (r[3] >> 23) & 1;
+  return v;
+}
+
+/// Addressing mode of a MUBUF form, from its record name (BUFFER_LOAD_DWORD_OFFEN_gfx90a, _IDXEN, _BOTHEN, _OFFSET).
+struct BufMode {
+  bool offen = false, idxen = false;
+};
+[[nodiscard]] inline BufMode buf_mode(const Op& op) noexcept {
+  const std::string_view n = op.info ? op.info->name : std::string_view{};
+  BufMode b;
+  if (n.find("_BOTHEN") != std::string_view::npos) b.offen = b.idxen = true;
+  else if (n.find("_OFFEN") != std::string_view::npos) b.offen = true;
+  else if (n.find("_IDXEN") != std::string_view::npos) b.idxen = true;
+  return b;
+}
+
+/// Checks the forms and resource features the emulator does not implement; stops the run and returns false.
+[[nodiscard]] inline bool buffer_supported(Wave& w, const Op& op, const Vsharp& v, const BufMode& b) {
+  const auto stop = [&](std::string why) {
+    w.stop_with(Stop::Kind::unsupported, op, std::string(op.mnemonic()) + ": " + why);
+    return false;
+  };
+  if (op.info && op.info->has(isa::prop::lds_dma)) return stop("loads into LDS (lds) are not implemented");
+  if (op.imm(Name::swz)) return stop("the swz bit is not implemented");
+  if (v.swizzle) return stop("swizzled buffer resources (V# swizzle_enable) are not implemented");
+  if (v.add_tid) return stop("buffer resources with add_tid_enable are not implemented");
+  if (b.idxen && v.stride == 0)
+    return stop("an index-enabled access to a resource with stride 0: the ISA's range check does not cover it");
+  return true;
+}
+
+/// Fills per-lane addresses and the in-range lane mask, decided at issue. Address ([ISA] §9.1.5):
+/// base + soffset + inst_offset + (idxen ? index * stride : 0) + (offen ? voffset : 0), with
+/// vaddr = offset (offen), index (idxen), or {index, offset} (both). Range checking ([ISA] §9.1.5 "Range Checking"):
+/// raw buffer (idxen = 0): out of range when inst_offset + voffset >= num_records (soffset is not part of the test),
+/// per dword component for dwordx2/x3/x4; structured buffer (idxen = 1, stride != 0): out of range when
+/// index >= num_records, for the whole lane. m.aux[0] = base + soffset (raw origin), aux[1] = num_records,
+/// aux[2] = 1 for a raw buffer.
+inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const BufMode& b, MemOp& m) noexcept {
+  const std::uint64_t origin = v.base + w.scalar32(op.at(Name::soffset));
+  const std::uint64_t ioff = op.imm(Name::offset) & 0xfffu;
+  const Slot& va = op.at(Name::vaddr);
+  std::uint32_t zero[wave_lanes] = {};
+  const std::uint32_t* idx = b.idxen ? w.v[va.index] : zero;
+  const std::uint32_t* voff = b.offen ? w.v[va.index + (b.idxen ? 1 : 0)] : zero;
+  LaneMask in = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const std::uint64_t off = ioff + voff[l];
+    m.addr[l] = origin + static_cast<std::uint64_t>(idx[l]) * v.stride + off;
+    const bool ok = b.idxen ? idx[l] < v.num_records : off < v.num_records;
+    in |= static_cast<LaneMask>(ok) << l;
+  }
+  m.mask = in & m.exec;
+  m.aux[0] = origin;
+  m.aux[1] = v.num_records;
+  m.aux[2] = b.idxen ? 0 : 1;
+}
+
+/// Whether dword component k of lane l is in range (see buffer_addresses).
+[[nodiscard]] inline bool buffer_component_in(const MemOp& m, unsigned l, unsigned k) noexcept {
+  if (!((m.mask >> l) & 1)) return false;
+  return k == 0 || m.aux[2] == 0 || m.addr[l] - m.aux[0] + 4 * k < m.aux[1];
+}
+
+template <Ld K>
+inline void bload_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  const unsigned row = m.dst.first;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    if constexpr (ld_bytes(K) <= 4) {
+      const std::byte* p = nullptr;  // out of range reads 0
+      if ((m.mask >> l) & 1) {
+        p = global_ptr(w, *m.op, l, m.addr[l], ld_bytes(K), false, hint);
+        if (!p) return;
+      }
+      put_load<K>(w, row, l, p);
+    } else {
+      for (unsigned k = 0; k < ld_dwords(K); ++k) {
+        std::uint32_t x = 0;
+        if (buffer_component_in(m, l, k)) {
+          const std::byte* p = global_ptr(w, *m.op, l, m.addr[l] + 4 * k, 4, false, hint);
+          if (!p) return;
+          std::memcpy(&x, p, 4);
+        }
+        w.v[row + k][l] = x;
+      }
+    }
+  }
+}
+
+/// buffer_load_*: destination vdata.
+template <Ld K>
+inline void bload(Wave& w, const Op& op) {
+  const Vsharp v = read_vsharp(w, op.at(Name::srsrc));
+  const BufMode b = buf_mode(op);
+  if (!buffer_supported(w, op, v, b)) return;
+  const Slot& d = op.at(Name::vdata);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
+  m.exec = w.exec();
+  buffer_addresses(w, op, v, b, m);
+  m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(ld_dwords(K))};
+  m.complete = &bload_done<K>;
+  issue(w);
+}
+
+/// buffer_load_format_x: the resource's format decides the conversion ([ISA] §9.1.4 table "Buffer Instructions":
+/// BUFFER_LOAD_FORMAT_* take data format, number format and dst_sel from the resource). Implemented for the
+/// 32-bit data format (4) with uint/sint/float number formats (4, 5, 7), which are not converted ("Memory reads
+/// of data in memory that is 32 or 64 bits do not undergo any format conversion", §9.1.3), and dst_sel_x = R (4).
+inline void buffer_load_format_x(Wave& w, const Op& op) {
+  const Vsharp v = read_vsharp(w, op.at(Name::srsrc));
+  const bool ok = v.data_format == 4 && (v.num_format == 4 || v.num_format == 5 || v.num_format == 7) && v.dst_sel_x == 4;
+  if (!ok) {
+    w.stop_with(Stop::Kind::unsupported, op,
+                "buffer_load_format_x: resource format (data format " + std::to_string(v.data_format) + ", number format " +
+                    std::to_string(v.num_format) + ", dst_sel_x " + std::to_string(v.dst_sel_x) +
+                    ") is not implemented; only 32-bit uint/sint/float with dst_sel_x = X are");
+    return;
+  }
+  bload<Ld::b32>(w, op);
+}
+
+template <St K>
+inline void bstore_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  for (LaneMask e = m.mask; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    if constexpr (st_bytes(K) <= 4) {
+      std::byte* p = global_ptr(w, *m.op, l, m.addr[l], st_bytes(K), true, hint);
+      if (!p) return;
+      put_store<K>(m, l, p);
+    } else {
+      for (unsigned k = 0; k < st_dwords(K); ++k) {
+        if (!buffer_component_in(m, l, k)) continue;  // out-of-range components are not written
+        std::byte* p = global_ptr(w, *m.op, l, m.addr[l] + 4 * k, 4, true, hint);
+        if (!p) return;
+        std::memcpy(p, &m.data[k][l], 4);
+      }
+    }
+  }
+}
+
+/// buffer_store_*: data from vdata at issue; out-of-range lanes/components write nothing.
+template <St K>
+inline void bstore(Wave& w, const Op& op) {
+  const Vsharp v = read_vsharp(w, op.at(Name::srsrc));
+  const BufMode b = buf_mode(op);
+  if (!buffer_supported(w, op, v, b)) return;
+  MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
+  m.exec = w.exec();
+  buffer_addresses(w, op, v, b, m);
+  capture(w, op.at(Name::vdata), m, st_dwords(K));
+  m.complete = &bstore_done<K>;
+  issue(w);
+}
+
+template <Atom A, unsigned B>
+inline void batomic_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  const AtomFp l2 = l2_fp(w.machine->target == Target::gfx90a);
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    std::uint64_t old = 0;  // an out-of-range atomic is dropped and returns 0
+    if ((m.mask >> l) & 1) {
+      std::byte* p = global_ptr(w, *m.op, l, m.addr[l], B, true, hint);
+      if (!p) return;
+      const std::uint64_t cmp = atom_has_cmp(A) ? data_value<B>(m, B / 4, l) : 0;
+      old = rmw<A, B>(p, data_value<B>(m, 0, l), cmp, l2);
+    }
+    put_return(w, m, l, old);
+  }
+}
+
+/// buffer_atomic_*: vdata = {src} or {src, cmp}; with glc/sc0 the pre-op value returns to vdata ([ISA] §9.1.3
+/// "Atomics with Return"). Atomics are range-checked all or nothing (§9.1.5 note 3).
+template <Atom A, unsigned B>
+inline void batomic(Wave& w, const Op& op) {
+  const Vsharp v = read_vsharp(w, op.at(Name::srsrc));
+  const BufMode b = buf_mode(op);
+  if (!buffer_supported(w, op, v, b)) return;
+  const Slot& d = op.at(Name::vdata);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
+  m.exec = w.exec();
+  buffer_addresses(w, op, v, b, m);
+  capture(w, d, m, (atom_has_cmp(A) ? 2 : 1) * B / 4);
+  if (op.imm(Name::cpol) & 1) m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(B / 4)};
+  m.complete = &batomic_done<A, B>;
+  issue(w);
+}
+
+// =============================================================================================================
+// LDS (DS) — counter lgkm, in order. Address = VGPR[addr] + offset; gfx9 DS does not use M0 ([LLVM]
+// GCNSubtarget::ldsRequiresM0Init is false from gfx9 on; the ISA text still describes M0 clamping).
+// =============================================================================================================
+
+[[nodiscard]] inline bool ds_supported(Wave& w, const Op& op) {
+  if (!op.imm(Name::gds)) return true;
+  w.stop_with(Stop::Kind::unsupported, op, std::string(op.mnemonic()) + ": GDS is not implemented");
+  return false;
+}
+
+/// Per-lane byte offsets VGPR[addr] (the instruction offsets are added per access).
+inline void ds_addresses(const Wave& w, const Op& op, MemOp& m) noexcept {
+  const std::uint32_t* a = w.v[op.at(Name::addr).index];
+  for (unsigned l = 0; l < wave_lanes; ++l) m.addr[l] = a[l];
+}
+
+template <Ld K>
+inline void ds_read_done(Wave& w, MemOp& m) {
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    const std::byte* p = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[0], ld_bytes(K), false);
+    if (!p) return;
+    put_load<K>(w, m.dst.first, l, p);
+  }
+}
+
+/// ds_read_{b32,b64,b96,b128,u8,i8,u16,i16} and the d16 forms: one access at addr + offset (16-bit unsigned:
+/// "LDS_Addr = LDS_BASE + VGPR[ADDR] + {InstrOffset1,InstrOffset0}", [ISA] §11.3.1). Unaligned accesses are
+/// copied byte-wise (gfx90a+ run LDS in unaligned access mode).
+template <Ld K>
+inline void ds_read(Wave& w, const Op& op) {
+  if (!ds_supported(w, op)) return;
+  const Slot& d = op.at(Name::vdst);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm);
+  m.exec = w.exec();
+  ds_addresses(w, op, m);
+  m.aux[0] = op.imm(Name::offset) & 0xffffu;
+  m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(ld_dwords(K))};
+  m.complete = &ds_read_done<K>;
+  issue(w);
+}
+
+template <St K>
+inline void ds_write_done(Wave& w, MemOp& m) {
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    std::byte* p = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[0], st_bytes(K), true);
+    if (!p) return;
+    put_store<K>(m, l, p);
+  }
+}
+
+/// ds_write_{b8,b16,b32,b64,b96,b128} and b8/b16_d16_hi: data0 at addr + offset.
+template <St K>
+inline void ds_write(Wave& w, const Op& op) {
+  if (!ds_supported(w, op)) return;
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm);
+  m.exec = w.exec();
+  ds_addresses(w, op, m);
+  m.aux[0] = op.imm(Name::offset) & 0xffffu;
+  capture(w, op.at(Name::data0), m, st_dwords(K));
+  m.complete = &ds_write_done<K>;
+  issue(w);
+}
+
+/// Byte offsets of the two accesses of read2/write2/wrxchg2: "InstrOffsetN * ADJ", ADJ = element size, and
+/// "offset *= 64" for the ST64 forms ([ISA] §11.3.1 and table "LDS Indexed Load/Store").
+template <unsigned B, bool St64>
+inline void ds_offsets2(const Op& op, MemOp& m) noexcept {
+  const std::uint64_t scale = B * (St64 ? 64 : 1);
+  m.aux[0] = (op.imm(Name::offset0) & 0xffu) * scale;
+  m.aux[1] = (op.imm(Name::offset1) & 0xffu) * scale;
+}
+
+template <unsigned B>
+inline void ds_read2_done(Wave& w, MemOp& m) {
+  constexpr unsigned n = B / 4;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    for (unsigned h = 0; h < 2; ++h) {
+      const std::byte* p = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[h], B, false);
+      if (!p) return;
+      for (unsigned k = 0; k < n; ++k) std::memcpy(&w.v[m.dst.first + h * n + k][l], p + 4 * k, 4);
+    }
+  }
+}
+
+/// ds_read2{,st64}_{b32,b64}: two elements into vdst[0..n-1] and vdst[n..2n-1].
+template <unsigned B, bool St64>
+inline void ds_read2(Wave& w, const Op& op) {
+  if (!ds_supported(w, op)) return;
+  const Slot& d = op.at(Name::vdst);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm);
+  m.exec = w.exec();
+  ds_addresses(w, op, m);
+  ds_offsets2<B, St64>(op, m);
+  m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(2 * B / 4)};
+  m.complete = &ds_read2_done<B>;
+  issue(w);
+}
+
+template <unsigned B>
+inline void ds_write2_done(Wave& w, MemOp& m) {
+  constexpr unsigned n = B / 4;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    for (unsigned h = 0; h < 2; ++h) {
+      std::byte* p = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[h], B, true);
+      if (!p) return;
+      for (unsigned k = 0; k < n; ++k) std::memcpy(p + 4 * k, &m.data[h * n + k][l], 4);
+    }
+  }
+}
+
+/// ds_write2{,st64}_{b32,b64}: data0 to the first address, data1 to the second.
+template <unsigned B, bool St64>
+inline void ds_write2(Wave& w, const Op& op) {
+  if (!ds_supported(w, op)) return;
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm);
+  m.exec = w.exec();
+  ds_addresses(w, op, m);
+  ds_offsets2<B, St64>(op, m);
+  capture(w, op.at(Name::data0), m, B / 4, 0);
+  capture(w, op.at(Name::data1), m, B / 4, B / 4);
+  m.complete = &ds_write2_done<B>;
+  issue(w);
+}
+
+template <unsigned B>
+inline void ds_wrxchg2_done(Wave& w, MemOp& m) {
+  constexpr unsigned n = B / 4;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    for (unsigned h = 0; h < 2; ++h) {
+      std::byte* p = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[h], B, true);
+      if (!p) return;
+      const std::uint64_t old = rmw<Atom::swap, B>(p, data_value<B>(m, h * n, l), 0, AtomFp{});
+      for (unsigned k = 0; k < n; ++k) w.v[m.dst.first + h * n + k][l] = static_cast<std::uint32_t>(old >> (32 * k));
+    }
+  }
+}
+
+/// ds_wrxchg2{,st64}_rtn_{b32,b64}: exchanges data0/data1 with the two elements, returning the old ones.
+template <unsigned B, bool St64>
+inline void ds_wrxchg2(Wave& w, const Op& op) {
+  if (!ds_supported(w, op)) return;
+  const Slot& d = op.at(Name::vdst);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm);
+  m.exec = w.exec();
+  ds_addresses(w, op, m);
+  ds_offsets2<B, St64>(op, m);
+  capture(w, op.at(Name::data0), m, B / 4, 0);
+  capture(w, op.at(Name::data1), m, B / 4, B / 4);
+  m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(2 * B / 4)};
+  m.complete = &ds_wrxchg2_done<B>;
+  issue(w);
+}
+
+template <Atom A, unsigned B>
+inline void ds_atomic_done(Wave& w, MemOp& m) {
+  const AtomFp fpe = lds_fp(w.mode);
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    std::byte* p = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[0], B, true);
+    if (!p) return;
+    const std::uint64_t cmp = atom_has_cmp(A) ? data_value<B>(m, B / 4, l) : 0;
+    const std::uint64_t old = rmw<A, B>(p, data_value<B>(m, 0, l), cmp, fpe);
+    put_return(w, m, l, old);
+  }
+}
+
+/// DS atomics ([ISA] §11.3.1 "LDS Atomic Ops" and the DS_* opcode descriptions): data0 is DATA, data1 is DATA2.
+/// The compare-store forms take the compare value in data0 and the new value in data1 ("the order of src and cmp
+/// are the opposite of the BUFFER_ATOMIC_CMPSWAP opcode", DS_CMPST_B32); they are swapped at issue into the
+/// {src, cmp} layout the kernels use. The _rtn forms return the pre-op value to vdst.
+template <Atom A, unsigned B, bool CmpFirst = false>
+inline void ds_atomic(Wave& w, const Op& op) {
+  if (!ds_supported(w, op)) return;
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm);
+  m.exec = w.exec();
+  ds_addresses(w, op, m);
+  m.aux[0] = op.imm(Name::offset) & 0xffffu;
+  if constexpr (atom_has_cmp(A)) {
+    capture(w, op.at(CmpFirst ? Name::data1 : Name::data0), m, B / 4, 0);
+    capture(w, op.at(CmpFirst ? Name::data0 : Name::data1), m, B / 4, B / 4);
+  } else {
+    capture(w, op.at(Name::data0), m, B / 4, 0);
+  }
+  if (op.has(Name::vdst)) m.dst = {true, static_cast<std::uint16_t>(op.at(Name::vdst).index), static_cast<std::uint16_t>(B / 4)};
+  m.complete = &ds_atomic_done<A, B>;
+  issue(w);
+}
+
+/// ds_nop: an LDS operation that does nothing.
+inline void ds_nop(Wave& w, const Op& op) {
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm);
+  (void)m;
+  issue(w);
+}
+
+// =============================================================================================================
+// The table.
+// =============================================================================================================
+
+inline constexpr Exactness mem_exact = Exactness::exact;
+using MemCounter = MemOp::Counter;
+
+inline constexpr Semantics mem_table[] = {
+    // ---- SMEM ----
+    {"s_load_dword", s_load<1>, mem_exact},
+    {"s_load_dwordx2", s_load<2>, mem_exact},
+    {"s_load_dwordx4", s_load<4>, mem_exact},
+    {"s_load_dwordx8", s_load<8>, mem_exact},
+    {"s_load_dwordx16", s_load<16>, mem_exact},
+    {"s_buffer_load_dword", s_buffer_load<1>, mem_exact},
+    {"s_buffer_load_dwordx2", s_buffer_load<2>, mem_exact},
+    {"s_buffer_load_dwordx4", s_buffer_load<4>, mem_exact},
+    {"s_buffer_load_dwordx8", s_buffer_load<8>, mem_exact},
+    {"s_buffer_load_dwordx16", s_buffer_load<16>, mem_exact},
+    {"s_store_dword", s_store<1>, mem_exact},
+    {"s_store_dwordx2", s_store<2>, mem_exact},
+    {"s_store_dwordx4", s_store<4>, mem_exact},
+    {"s_atomic_swap", s_atomic<Atom::swap, 4>, mem_exact},
+    {"s_atomic_cmpswap", s_atomic<Atom::cmpswap, 4>, mem_exact},
+    {"s_atomic_add", s_atomic<Atom::add, 4>, mem_exact},
+    {"s_atomic_sub", s_atomic<Atom::sub, 4>, mem_exact},
+    {"s_atomic_smin", s_atomic<Atom::smin, 4>, mem_exact},
+    {"s_atomic_umin", s_atomic<Atom::umin, 4>, mem_exact},
+    {"s_atomic_smax", s_atomic<Atom::smax, 4>, mem_exact},
+    {"s_atomic_umax", s_atomic<Atom::umax, 4>, mem_exact},
+    {"s_atomic_and", s_atomic<Atom::and_, 4>, mem_exact},
+    {"s_atomic_or", s_atomic<Atom::or_, 4>, mem_exact},
+    {"s_atomic_xor", s_atomic<Atom::xor_, 4>, mem_exact},
+    {"s_atomic_inc", s_atomic<Atom::inc, 4>, mem_exact},
+    {"s_atomic_dec", s_atomic<Atom::dec, 4>, mem_exact},
+    {"s_atomic_swap_x2", s_atomic<Atom::swap, 8>, mem_exact},
+    {"s_atomic_cmpswap_x2", s_atomic<Atom::cmpswap, 8>, mem_exact},
+    {"s_atomic_add_x2", s_atomic<Atom::add, 8>, mem_exact},
+    {"s_atomic_sub_x2", s_atomic<Atom::sub, 8>, mem_exact},
+    {"s_atomic_smin_x2", s_atomic<Atom::smin, 8>, mem_exact},
+    {"s_atomic_umin_x2", s_atomic<Atom::umin, 8>, mem_exact},
+    {"s_atomic_smax_x2", s_atomic<Atom::smax, 8>, mem_exact},
+    {"s_atomic_umax_x2", s_atomic<Atom::umax, 8>, mem_exact},
+    {"s_atomic_and_x2", s_atomic<Atom::and_, 8>, mem_exact},
+    {"s_atomic_or_x2", s_atomic<Atom::or_, 8>, mem_exact},
+    {"s_atomic_xor_x2", s_atomic<Atom::xor_, 8>, mem_exact},
+    {"s_atomic_inc_x2", s_atomic<Atom::inc, 8>, mem_exact},
+    {"s_atomic_dec_x2", s_atomic<Atom::dec, 8>, mem_exact},
+    {"s_memtime", s_memtime, Exactness::approximate, "returns the wave's issued-instruction count, not a clock"},
+    {"s_memrealtime", s_memtime, Exactness::approximate, "returns the wave's issued-instruction count, not a 100 MHz clock"},
+    {"s_dcache_inv", cache_op<MemCounter::lgkm>, mem_exact},
+    {"s_dcache_inv_vol", cache_op<MemCounter::lgkm>, mem_exact},
+    {"s_dcache_wb", cache_op<MemCounter::lgkm>, mem_exact},
+    {"s_dcache_wb_vol", cache_op<MemCounter::lgkm>, mem_exact},
+    {"s_dcache_discard", cache_op<MemCounter::lgkm>, mem_exact},
+    {"s_dcache_discard_x2", cache_op<MemCounter::lgkm>, mem_exact},
+
+    // ---- cache maintenance (vector) ----
+    {"buffer_wbl2", cache_op<MemCounter::vm>, mem_exact},
+    {"buffer_inv", cache_op<MemCounter::vm>, mem_exact},
+    {"buffer_wbinvl1", cache_op<MemCounter::vm>, mem_exact},
+    {"buffer_wbinvl1_vol", cache_op<MemCounter::vm>, mem_exact},
+    {"buffer_invl2", cache_op<MemCounter::vm>, mem_exact},
+
+    // ---- GLOBAL ----
+    {"global_load_ubyte", vload<Seg::global, Ld::u8>, mem_exact},
+    {"global_load_sbyte", vload<Seg::global, Ld::i8>, mem_exact},
+    {"global_load_ushort", vload<Seg::global, Ld::u16>, mem_exact},
+    {"global_load_sshort", vload<Seg::global, Ld::i16>, mem_exact},
+    {"global_load_dword", vload<Seg::global, Ld::b32>, mem_exact},
+    {"global_load_dwordx2", vload<Seg::global, Ld::b64>, mem_exact},
+    {"global_load_dwordx3", vload<Seg::global, Ld::b96>, mem_exact},
+    {"global_load_dwordx4", vload<Seg::global, Ld::b128>, mem_exact},
+    {"global_load_ubyte_d16", vload<Seg::global, Ld::u8_d16>, mem_exact},
+    {"global_load_ubyte_d16_hi", vload<Seg::global, Ld::u8_d16_hi>, mem_exact},
+    {"global_load_sbyte_d16", vload<Seg::global, Ld::i8_d16>, mem_exact},
+    {"global_load_sbyte_d16_hi", vload<Seg::global, Ld::i8_d16_hi>, mem_exact},
+    {"global_load_short_d16", vload<Seg::global, Ld::b16_d16>, mem_exact},
+    {"global_load_short_d16_hi", vload<Seg::global, Ld::b16_d16_hi>, mem_exact},
+    {"global_store_byte", vstore<Seg::global, St::b8>, mem_exact},
+    {"global_store_byte_d16_hi", vstore<Seg::global, St::b8_hi>, mem_exact},
+    {"global_store_short", vstore<Seg::global, St::b16>, mem_exact},
+    {"global_store_short_d16_hi", vstore<Seg::global, St::b16_hi>, mem_exact},
+    {"global_store_dword", vstore<Seg::global, St::b32>, mem_exact},
+    {"global_store_dwordx2", vstore<Seg::global, St::b64>, mem_exact},
+    {"global_store_dwordx3", vstore<Seg::global, St::b96>, mem_exact},
+    {"global_store_dwordx4", vstore<Seg::global, St::b128>, mem_exact},
+    {"global_atomic_swap", vatomic<Seg::global, Atom::swap, 4>, mem_exact},
+    {"global_atomic_cmpswap", vatomic<Seg::global, Atom::cmpswap, 4>, mem_exact},
+    {"global_atomic_add", vatomic<Seg::global, Atom::add, 4>, mem_exact},
+    {"global_atomic_sub", vatomic<Seg::global, Atom::sub, 4>, mem_exact},
+    {"global_atomic_smin", vatomic<Seg::global, Atom::smin, 4>, mem_exact},
+    {"global_atomic_umin", vatomic<Seg::global, Atom::umin, 4>, mem_exact},
+    {"global_atomic_smax", vatomic<Seg::global, Atom::smax, 4>, mem_exact},
+    {"global_atomic_umax", vatomic<Seg::global, Atom::umax, 4>, mem_exact},
+    {"global_atomic_and", vatomic<Seg::global, Atom::and_, 4>, mem_exact},
+    {"global_atomic_or", vatomic<Seg::global, Atom::or_, 4>, mem_exact},
+    {"global_atomic_xor", vatomic<Seg::global, Atom::xor_, 4>, mem_exact},
+    {"global_atomic_inc", vatomic<Seg::global, Atom::inc, 4>, mem_exact},
+    {"global_atomic_dec", vatomic<Seg::global, Atom::dec, 4>, mem_exact},
+    {"global_atomic_swap_x2", vatomic<Seg::global, Atom::swap, 8>, mem_exact},
+    {"global_atomic_cmpswap_x2", vatomic<Seg::global, Atom::cmpswap, 8>, mem_exact},
+    {"global_atomic_add_x2", vatomic<Seg::global, Atom::add, 8>, mem_exact},
+    {"global_atomic_sub_x2", vatomic<Seg::global, Atom::sub, 8>, mem_exact},
+    {"global_atomic_smin_x2", vatomic<Seg::global, Atom::smin, 8>, mem_exact},
+    {"global_atomic_umin_x2", vatomic<Seg::global, Atom::umin, 8>, mem_exact},
+    {"global_atomic_smax_x2", vatomic<Seg::global, Atom::smax, 8>, mem_exact},
+    {"global_atomic_umax_x2", vatomic<Seg::global, Atom::umax, 8>, mem_exact},
+    {"global_atomic_and_x2", vatomic<Seg::global, Atom::and_, 8>, mem_exact},
+    {"global_atomic_or_x2", vatomic<Seg::global, Atom::or_, 8>, mem_exact},
+    {"global_atomic_xor_x2", vatomic<Seg::global, Atom::xor_, 8>, mem_exact},
+    {"global_atomic_inc_x2", vatomic<Seg::global, Atom::inc, 8>, mem_exact},
+    {"global_atomic_dec_x2", vatomic<Seg::global, Atom::dec, 8>, mem_exact},
+    {"global_atomic_add_f32", vatomic<Seg::global, Atom::add_f32, 4>, mem_exact},
+    {"global_atomic_pk_add_f16", vatomic<Seg::global, Atom::pk_add_f16, 4>, mem_exact},
+    {"global_atomic_pk_add_bf16", vatomic<Seg::global, Atom::pk_add_bf16, 4>, mem_exact},
+    {"global_atomic_add_f64", vatomic<Seg::global, Atom::add_f64, 8>, mem_exact},
+    {"global_atomic_min_f64", vatomic<Seg::global, Atom::min_f64, 8>, mem_exact},
+    {"global_atomic_max_f64", vatomic<Seg::global, Atom::max_f64, 8>, mem_exact},
+
+    // ---- FLAT ----
+    {"flat_load_ubyte", vload<Seg::flat, Ld::u8>, mem_exact},
+    {"flat_load_sbyte", vload<Seg::flat, Ld::i8>, mem_exact},
+    {"flat_load_ushort", vload<Seg::flat, Ld::u16>, mem_exact},
+    {"flat_load_sshort", vload<Seg::flat, Ld::i16>, mem_exact},
+    {"flat_load_dword", vload<Seg::flat, Ld::b32>, mem_exact},
+    {"flat_load_dwordx2", vload<Seg::flat, Ld::b64>, mem_exact},
+    {"flat_load_dwordx3", vload<Seg::flat, Ld::b96>, mem_exact},
+    {"flat_load_dwordx4", vload<Seg::flat, Ld::b128>, mem_exact},
+    {"flat_load_ubyte_d16", vload<Seg::flat, Ld::u8_d16>, mem_exact},
+    {"flat_load_ubyte_d16_hi", vload<Seg::flat, Ld::u8_d16_hi>, mem_exact},
+    {"flat_load_sbyte_d16", vload<Seg::flat, Ld::i8_d16>, mem_exact},
+    {"flat_load_sbyte_d16_hi", vload<Seg::flat, Ld::i8_d16_hi>, mem_exact},
+    {"flat_load_short_d16", vload<Seg::flat, Ld::b16_d16>, mem_exact},
+    {"flat_load_short_d16_hi", vload<Seg::flat, Ld::b16_d16_hi>, mem_exact},
+    {"flat_store_byte", vstore<Seg::flat, St::b8>, mem_exact},
+    {"flat_store_byte_d16_hi", vstore<Seg::flat, St::b8_hi>, mem_exact},
+    {"flat_store_short", vstore<Seg::flat, St::b16>, mem_exact},
+    {"flat_store_short_d16_hi", vstore<Seg::flat, St::b16_hi>, mem_exact},
+    {"flat_store_dword", vstore<Seg::flat, St::b32>, mem_exact},
+    {"flat_store_dwordx2", vstore<Seg::flat, St::b64>, mem_exact},
+    {"flat_store_dwordx3", vstore<Seg::flat, St::b96>, mem_exact},
+    {"flat_store_dwordx4", vstore<Seg::flat, St::b128>, mem_exact},
+    {"flat_atomic_swap", vatomic<Seg::flat, Atom::swap, 4>, mem_exact},
+    {"flat_atomic_cmpswap", vatomic<Seg::flat, Atom::cmpswap, 4>, mem_exact},
+    {"flat_atomic_add", vatomic<Seg::flat, Atom::add, 4>, mem_exact},
+    {"flat_atomic_sub", vatomic<Seg::flat, Atom::sub, 4>, mem_exact},
+    {"flat_atomic_smin", vatomic<Seg::flat, Atom::smin, 4>, mem_exact},
+    {"flat_atomic_umin", vatomic<Seg::flat, Atom::umin, 4>, mem_exact},
+    {"flat_atomic_smax", vatomic<Seg::flat, Atom::smax, 4>, mem_exact},
+    {"flat_atomic_umax", vatomic<Seg::flat, Atom::umax, 4>, mem_exact},
+    {"flat_atomic_and", vatomic<Seg::flat, Atom::and_, 4>, mem_exact},
+    {"flat_atomic_or", vatomic<Seg::flat, Atom::or_, 4>, mem_exact},
+    {"flat_atomic_xor", vatomic<Seg::flat, Atom::xor_, 4>, mem_exact},
+    {"flat_atomic_inc", vatomic<Seg::flat, Atom::inc, 4>, mem_exact},
+    {"flat_atomic_dec", vatomic<Seg::flat, Atom::dec, 4>, mem_exact},
+    {"flat_atomic_swap_x2", vatomic<Seg::flat, Atom::swap, 8>, mem_exact},
+    {"flat_atomic_cmpswap_x2", vatomic<Seg::flat, Atom::cmpswap, 8>, mem_exact},
+    {"flat_atomic_add_x2", vatomic<Seg::flat, Atom::add, 8>, mem_exact},
+    {"flat_atomic_sub_x2", vatomic<Seg::flat, Atom::sub, 8>, mem_exact},
+    {"flat_atomic_smin_x2", vatomic<Seg::flat, Atom::smin, 8>, mem_exact},
+    {"flat_atomic_umin_x2", vatomic<Seg::flat, Atom::umin, 8>, mem_exact},
+    {"flat_atomic_smax_x2", vatomic<Seg::flat, Atom::smax, 8>, mem_exact},
+    {"flat_atomic_umax_x2", vatomic<Seg::flat, Atom::umax, 8>, mem_exact},
+    {"flat_atomic_and_x2", vatomic<Seg::flat, Atom::and_, 8>, mem_exact},
+    {"flat_atomic_or_x2", vatomic<Seg::flat, Atom::or_, 8>, mem_exact},
+    {"flat_atomic_xor_x2", vatomic<Seg::flat, Atom::xor_, 8>, mem_exact},
+    {"flat_atomic_inc_x2", vatomic<Seg::flat, Atom::inc, 8>, mem_exact},
+    {"flat_atomic_dec_x2", vatomic<Seg::flat, Atom::dec, 8>, mem_exact},
+    {"flat_atomic_add_f32", vatomic<Seg::flat, Atom::add_f32, 4>, mem_exact},
+    {"flat_atomic_pk_add_f16", vatomic<Seg::flat, Atom::pk_add_f16, 4>, mem_exact},
+    {"flat_atomic_pk_add_bf16", vatomic<Seg::flat, Atom::pk_add_bf16, 4>, mem_exact},
+    {"flat_atomic_add_f64", vatomic<Seg::flat, Atom::add_f64, 8>, mem_exact},
+    {"flat_atomic_min_f64", vatomic<Seg::flat, Atom::min_f64, 8>, mem_exact},
+    {"flat_atomic_max_f64", vatomic<Seg::flat, Atom::max_f64, 8>, mem_exact},
+
+    // ---- MUBUF ----
+    {"buffer_load_ubyte", bload<Ld::u8>, mem_exact},
+    {"buffer_load_sbyte", bload<Ld::i8>, mem_exact},
+    {"buffer_load_ushort", bload<Ld::u16>, mem_exact},
+    {"buffer_load_sshort", bload<Ld::i16>, mem_exact},
+    {"buffer_load_dword", bload<Ld::b32>, mem_exact},
+    {"buffer_load_dwordx2", bload<Ld::b64>, mem_exact},
+    {"buffer_load_dwordx3", bload<Ld::b96>, mem_exact},
+    {"buffer_load_dwordx4", bload<Ld::b128>, mem_exact},
+    {"buffer_load_ubyte_d16", bload<Ld::u8_d16>, mem_exact},
+    {"buffer_load_ubyte_d16_hi", bload<Ld::u8_d16_hi>, mem_exact},
+    {"buffer_load_sbyte_d16", bload<Ld::i8_d16>, mem_exact},
+    {"buffer_load_sbyte_d16_hi", bload<Ld::i8_d16_hi>, mem_exact},
+    {"buffer_load_short_d16", bload<Ld::b16_d16>, mem_exact},
+    {"buffer_load_short_d16_hi", bload<Ld::b16_d16_hi>, mem_exact},
+    {"buffer_load_format_x", buffer_load_format_x, mem_exact},
+    {"buffer_store_byte", bstore<St::b8>, mem_exact},
+    {"buffer_store_byte_d16_hi", bstore<St::b8_hi>, mem_exact},
+    {"buffer_store_short", bstore<St::b16>, mem_exact},
+    {"buffer_store_short_d16_hi", bstore<St::b16_hi>, mem_exact},
+    {"buffer_store_dword", bstore<St::b32>, mem_exact},
+    {"buffer_store_dwordx2", bstore<St::b64>, mem_exact},
+    {"buffer_store_dwordx3", bstore<St::b96>, mem_exact},
+    {"buffer_store_dwordx4", bstore<St::b128>, mem_exact},
+    {"buffer_atomic_swap", batomic<Atom::swap, 4>, mem_exact},
+    {"buffer_atomic_cmpswap", batomic<Atom::cmpswap, 4>, mem_exact},
+    {"buffer_atomic_add", batomic<Atom::add, 4>, mem_exact},
+    {"buffer_atomic_sub", batomic<Atom::sub, 4>, mem_exact},
+    {"buffer_atomic_smin", batomic<Atom::smin, 4>, mem_exact},
+    {"buffer_atomic_umin", batomic<Atom::umin, 4>, mem_exact},
+    {"buffer_atomic_smax", batomic<Atom::smax, 4>, mem_exact},
+    {"buffer_atomic_umax", batomic<Atom::umax, 4>, mem_exact},
+    {"buffer_atomic_and", batomic<Atom::and_, 4>, mem_exact},
+    {"buffer_atomic_or", batomic<Atom::or_, 4>, mem_exact},
+    {"buffer_atomic_xor", batomic<Atom::xor_, 4>, mem_exact},
+    {"buffer_atomic_inc", batomic<Atom::inc, 4>, mem_exact},
+    {"buffer_atomic_dec", batomic<Atom::dec, 4>, mem_exact},
+    {"buffer_atomic_swap_x2", batomic<Atom::swap, 8>, mem_exact},
+    {"buffer_atomic_cmpswap_x2", batomic<Atom::cmpswap, 8>, mem_exact},
+    {"buffer_atomic_add_x2", batomic<Atom::add, 8>, mem_exact},
+    {"buffer_atomic_sub_x2", batomic<Atom::sub, 8>, mem_exact},
+    {"buffer_atomic_smin_x2", batomic<Atom::smin, 8>, mem_exact},
+    {"buffer_atomic_umin_x2", batomic<Atom::umin, 8>, mem_exact},
+    {"buffer_atomic_smax_x2", batomic<Atom::smax, 8>, mem_exact},
+    {"buffer_atomic_umax_x2", batomic<Atom::umax, 8>, mem_exact},
+    {"buffer_atomic_and_x2", batomic<Atom::and_, 8>, mem_exact},
+    {"buffer_atomic_or_x2", batomic<Atom::or_, 8>, mem_exact},
+    {"buffer_atomic_xor_x2", batomic<Atom::xor_, 8>, mem_exact},
+    {"buffer_atomic_inc_x2", batomic<Atom::inc, 8>, mem_exact},
+    {"buffer_atomic_dec_x2", batomic<Atom::dec, 8>, mem_exact},
+    {"buffer_atomic_add_f32", batomic<Atom::add_f32, 4>, mem_exact},
+    {"buffer_atomic_pk_add_f16", batomic<Atom::pk_add_f16, 4>, mem_exact},
+    {"buffer_atomic_pk_add_bf16", batomic<Atom::pk_add_bf16, 4>, mem_exact},
+    {"buffer_atomic_add_f64", batomic<Atom::add_f64, 8>, mem_exact},
+    {"buffer_atomic_min_f64", batomic<Atom::min_f64, 8>, mem_exact},
+    {"buffer_atomic_max_f64", batomic<Atom::max_f64, 8>, mem_exact},
+
+    // ---- DS ----
+    {"ds_nop", ds_nop, mem_exact},
+    {"ds_read_u8", ds_read<Ld::u8>, mem_exact},
+    {"ds_read_i8", ds_read<Ld::i8>, mem_exact},
+    {"ds_read_u16", ds_read<Ld::u16>, mem_exact},
+    {"ds_read_i16", ds_read<Ld::i16>, mem_exact},
+    {"ds_read_b32", ds_read<Ld::b32>, mem_exact},
+    {"ds_read_b64", ds_read<Ld::b64>, mem_exact},
+    {"ds_read_b96", ds_read<Ld::b96>, mem_exact},
+    {"ds_read_b128", ds_read<Ld::b128>, mem_exact},
+    {"ds_read_u8_d16", ds_read<Ld::u8_d16>, mem_exact},
+    {"ds_read_u8_d16_hi", ds_read<Ld::u8_d16_hi>, mem_exact},
+    {"ds_read_i8_d16", ds_read<Ld::i8_d16>, mem_exact},
+    {"ds_read_i8_d16_hi", ds_read<Ld::i8_d16_hi>, mem_exact},
+    {"ds_read_u16_d16", ds_read<Ld::b16_d16>, mem_exact},
+    {"ds_read_u16_d16_hi", ds_read<Ld::b16_d16_hi>, mem_exact},
+    {"ds_write_b8", ds_write<St::b8>, mem_exact},
+    {"ds_write_b8_d16_hi", ds_write<St::b8_hi>, mem_exact},
+    {"ds_write_b16", ds_write<St::b16>, mem_exact},
+    {"ds_write_b16_d16_hi", ds_write<St::b16_hi>, mem_exact},
+    {"ds_write_b32", ds_write<St::b32>, mem_exact},
+    {"ds_write_b64", ds_write<St::b64>, mem_exact},
+    {"ds_write_b96", ds_write<St::b96>, mem_exact},
+    {"ds_write_b128", ds_write<St::b128>, mem_exact},
+    {"ds_read2_b32", ds_read2<4, false>, mem_exact},
+    {"ds_read2_b64", ds_read2<8, false>, mem_exact},
+    {"ds_read2st64_b32", ds_read2<4, true>, mem_exact},
+    {"ds_read2st64_b64", ds_read2<8, true>, mem_exact},
+    {"ds_write2_b32", ds_write2<4, false>, mem_exact},
+    {"ds_write2_b64", ds_write2<8, false>, mem_exact},
+    {"ds_write2st64_b32", ds_write2<4, true>, mem_exact},
+    {"ds_write2st64_b64", ds_write2<8, true>, mem_exact},
+    {"ds_wrxchg2_rtn_b32", ds_wrxchg2<4, false>, mem_exact},
+    {"ds_wrxchg2_rtn_b64", ds_wrxchg2<8, false>, mem_exact},
+    {"ds_wrxchg2st64_rtn_b32", ds_wrxchg2<4, true>, mem_exact},
+    {"ds_wrxchg2st64_rtn_b64", ds_wrxchg2<8, true>, mem_exact},
+    {"ds_add_u32", ds_atomic<Atom::add, 4>, mem_exact},
+    {"ds_sub_u32", ds_atomic<Atom::sub, 4>, mem_exact},
+    {"ds_rsub_u32", ds_atomic<Atom::rsub, 4>, mem_exact},
+    {"ds_inc_u32", ds_atomic<Atom::inc, 4>, mem_exact},
+    {"ds_dec_u32", ds_atomic<Atom::dec, 4>, mem_exact},
+    {"ds_min_i32", ds_atomic<Atom::smin, 4>, mem_exact},
+    {"ds_max_i32", ds_atomic<Atom::smax, 4>, mem_exact},
+    {"ds_min_u32", ds_atomic<Atom::umin, 4>, mem_exact},
+    {"ds_max_u32", ds_atomic<Atom::umax, 4>, mem_exact},
+    {"ds_and_b32", ds_atomic<Atom::and_, 4>, mem_exact},
+    {"ds_or_b32", ds_atomic<Atom::or_, 4>, mem_exact},
+    {"ds_xor_b32", ds_atomic<Atom::xor_, 4>, mem_exact},
+    {"ds_mskor_b32", ds_atomic<Atom::mskor, 4>, mem_exact},
+    {"ds_cmpst_b32", ds_atomic<Atom::cmpswap, 4, true>, mem_exact},
+    {"ds_cmpst_f32", ds_atomic<Atom::cmpst_f32, 4, true>, mem_exact},
+    {"ds_min_f32", ds_atomic<Atom::min_f32, 4>, mem_exact},
+    {"ds_max_f32", ds_atomic<Atom::max_f32, 4>, mem_exact},
+    {"ds_add_f32", ds_atomic<Atom::add_f32, 4>, mem_exact},
+    {"ds_pk_add_f16", ds_atomic<Atom::pk_add_f16, 4>, mem_exact},
+    {"ds_pk_add_bf16", ds_atomic<Atom::pk_add_bf16, 4>, mem_exact},
+    {"ds_add_rtn_u32", ds_atomic<Atom::add, 4>, mem_exact},
+    {"ds_sub_rtn_u32", ds_atomic<Atom::sub, 4>, mem_exact},
+    {"ds_rsub_rtn_u32", ds_atomic<Atom::rsub, 4>, mem_exact},
+    {"ds_inc_rtn_u32", ds_atomic<Atom::inc, 4>, mem_exact},
+    {"ds_dec_rtn_u32", ds_atomic<Atom::dec, 4>, mem_exact},
+    {"ds_min_rtn_i32", ds_atomic<Atom::smin, 4>, mem_exact},
+    {"ds_max_rtn_i32", ds_atomic<Atom::smax, 4>, mem_exact},
+    {"ds_min_rtn_u32", ds_atomic<Atom::umin, 4>, mem_exact},
+    {"ds_max_rtn_u32", ds_atomic<Atom::umax, 4>, mem_exact},
+    {"ds_and_rtn_b32", ds_atomic<Atom::and_, 4>, mem_exact},
+    {"ds_or_rtn_b32", ds_atomic<Atom::or_, 4>, mem_exact},
+    {"ds_xor_rtn_b32", ds_atomic<Atom::xor_, 4>, mem_exact},
+    {"ds_mskor_rtn_b32", ds_atomic<Atom::mskor, 4>, mem_exact},
+    {"ds_wrxchg_rtn_b32", ds_atomic<Atom::swap, 4>, mem_exact},
+    {"ds_cmpst_rtn_b32", ds_atomic<Atom::cmpswap, 4, true>, mem_exact},
+    {"ds_cmpst_rtn_f32", ds_atomic<Atom::cmpst_f32, 4, true>, mem_exact},
+    {"ds_min_rtn_f32", ds_atomic<Atom::min_f32, 4>, mem_exact},
+    {"ds_max_rtn_f32", ds_atomic<Atom::max_f32, 4>, mem_exact},
+    {"ds_wrap_rtn_b32", ds_atomic<Atom::wrap, 4>, mem_exact},
+    {"ds_add_rtn_f32", ds_atomic<Atom::add_f32, 4>, mem_exact},
+    {"ds_pk_add_rtn_f16", ds_atomic<Atom::pk_add_f16, 4>, mem_exact},
+    {"ds_pk_add_rtn_bf16", ds_atomic<Atom::pk_add_bf16, 4>, mem_exact},
+    {"ds_add_u64", ds_atomic<Atom::add, 8>, mem_exact},
+    {"ds_sub_u64", ds_atomic<Atom::sub, 8>, mem_exact},
+    {"ds_rsub_u64", ds_atomic<Atom::rsub, 8>, mem_exact},
+    {"ds_inc_u64", ds_atomic<Atom::inc, 8>, mem_exact},
+    {"ds_dec_u64", ds_atomic<Atom::dec, 8>, mem_exact},
+    {"ds_min_i64", ds_atomic<Atom::smin, 8>, mem_exact},
+    {"ds_max_i64", ds_atomic<Atom::smax, 8>, mem_exact},
+    {"ds_min_u64", ds_atomic<Atom::umin, 8>, mem_exact},
+    {"ds_max_u64", ds_atomic<Atom::umax, 8>, mem_exact},
+    {"ds_and_b64", ds_atomic<Atom::and_, 8>, mem_exact},
+    {"ds_or_b64", ds_atomic<Atom::or_, 8>, mem_exact},
+    {"ds_xor_b64", ds_atomic<Atom::xor_, 8>, mem_exact},
+    {"ds_mskor_b64", ds_atomic<Atom::mskor, 8>, mem_exact},
+    {"ds_cmpst_b64", ds_atomic<Atom::cmpswap, 8, true>, mem_exact},
+    {"ds_cmpst_f64", ds_atomic<Atom::cmpst_f64, 8, true>, mem_exact},
+    {"ds_min_f64", ds_atomic<Atom::min_f64, 8>, mem_exact},
+    {"ds_max_f64", ds_atomic<Atom::max_f64, 8>, mem_exact},
+    {"ds_add_f64", ds_atomic<Atom::add_f64, 8>, mem_exact},
+    {"ds_add_rtn_u64", ds_atomic<Atom::add, 8>, mem_exact},
+    {"ds_sub_rtn_u64", ds_atomic<Atom::sub, 8>, mem_exact},
+    {"ds_rsub_rtn_u64", ds_atomic<Atom::rsub, 8>, mem_exact},
+    {"ds_inc_rtn_u64", ds_atomic<Atom::inc, 8>, mem_exact},
+    {"ds_dec_rtn_u64", ds_atomic<Atom::dec, 8>, mem_exact},
+    {"ds_min_rtn_i64", ds_atomic<Atom::smin, 8>, mem_exact},
+    {"ds_max_rtn_i64", ds_atomic<Atom::smax, 8>, mem_exact},
+    {"ds_min_rtn_u64", ds_atomic<Atom::umin, 8>, mem_exact},
+    {"ds_max_rtn_u64", ds_atomic<Atom::umax, 8>, mem_exact},
+    {"ds_and_rtn_b64", ds_atomic<Atom::and_, 8>, mem_exact},
+    {"ds_or_rtn_b64", ds_atomic<Atom::or_, 8>, mem_exact},
+    {"ds_xor_rtn_b64", ds_atomic<Atom::xor_, 8>, mem_exact},
+    {"ds_mskor_rtn_b64", ds_atomic<Atom::mskor, 8>, mem_exact},
+    {"ds_wrxchg_rtn_b64", ds_atomic<Atom::swap, 8>, mem_exact},
+    {"ds_cmpst_rtn_b64", ds_atomic<Atom::cmpswap, 8, true>, mem_exact},
+    {"ds_cmpst_rtn_f64", ds_atomic<Atom::cmpst_f64, 8, true>, mem_exact},
+    {"ds_min_rtn_f64", ds_atomic<Atom::min_f64, 8>, mem_exact},
+    {"ds_max_rtn_f64", ds_atomic<Atom::max_f64, 8>, mem_exact},
+    {"ds_add_rtn_f64", ds_atomic<Atom::add_f64, 8>, mem_exact},
+};
+
+}  // namespace detail
+
+/// The memory instructions' semantics (see the table above for the list; scratch_*, s_scratch_*, s_buffer_atomic_*,
+/// tbuffer_*, the other buffer format ops, LDS-DMA loads, ds_read_addtid/ds_write_addtid, ds_condxchg32, GWS and
+/// ds_append/consume are not implemented and stop the run as unsupported).
+[[nodiscard]] inline std::span<const Semantics> mem_semantics() { return detail::mem_table; }
+
+}  // namespace asmevo::emu
