@@ -134,3 +134,21 @@ KERNEL void f16_round(const float* __restrict__ in, _Float16* __restrict__ h, fl
   h[i] = v;
   back[i] = (float)v * 0.5f;
 }
+
+// (6) Private (scratch) memory: each work-item fills a local array of 96 floats, updates it in a data-dependent
+// order and folds it. The array is too large and too dynamically indexed to live in registers, so clang keeps it in
+// the private segment: buffer_load/store_dword ... s[0:3] (the scratch V#) on gfx90a, scratch_load/store_* on
+// gfx942 and gfx950. Explicit fmas keep the arithmetic independent of contraction choices.
+KERNEL void private_scatter(const float* __restrict__ in, const u32* __restrict__ perm, float* __restrict__ out, int n) {
+  const int i = __builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() + __builtin_amdgcn_workitem_id_x();
+  if (i >= n) return;
+  float tmp[96];
+  for (int k = 0; k < 96; ++k) tmp[k] = in[i + k * n];
+  for (int k = 0; k < 96; ++k) {
+    const u32 p = perm[i + k * n];
+    tmp[p % 96] = __builtin_fmaf(tmp[(p >> 8) % 96], 0.5f, tmp[p % 96]);
+  }
+  float s = 0.f;
+  for (int k = 0; k < 96; ++k) s = __builtin_fmaf(s, 0.75f, tmp[k]);
+  out[i] = s;
+}

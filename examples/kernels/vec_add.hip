@@ -1,8 +1,16 @@
 // Example kernels asmevo compiles itself (clang-22, no HIP headers) to exercise fmt/encode/decode.
 // Builtins stand in for the HIP runtime headers: __builtin_amdgcn_workitem_id_x() is threadIdx.x,
-// __builtin_amdgcn_s_barrier() is __syncthreads() (LDS is coherent within a workgroup at a barrier
-// once the compiler inserts its s_waitcnt), __attribute__((shared)) is __shared__.
+// sync_threads() below is __syncthreads(), __attribute__((shared)) is __shared__.
 #define KERNEL extern "C" __attribute__((global))  // __global__
+
+// __syncthreads(): release fence, barrier, acquire fence at workgroup scope. A bare s_barrier is not enough: on
+// gfx90a+ LLVM puts no s_waitcnt before it (SIInsertWaitcnts: targets with back-off barriers need none), so a wave
+// could pass the barrier before its LDS writes land; the fences make the compiler wait for them.
+static inline __attribute__((always_inline, device)) void sync_threads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
 
 KERNEL void vec_add(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n) {
   int i = __builtin_amdgcn_workgroup_id_x() * 256 + __builtin_amdgcn_workitem_id_x();
@@ -21,10 +29,10 @@ KERNEL void row_sum(const float* __restrict__ in, float* __restrict__ out, int c
   float s = 0.f;
   for (int c = t; c < cols; c += 256) s += in[row * cols + c];
   part[t] = s;
-  __builtin_amdgcn_s_barrier();
+  sync_threads();
   for (int w = 128; w > 0; w >>= 1) {
     if (t < w) part[t] += part[t + w];
-    __builtin_amdgcn_s_barrier();
+    sync_threads();
   }
   if (t == 0) out[row] = part[0];
 }

@@ -84,7 +84,8 @@ TEST(ProjectKernels, BuiltForTheTargets) {
     ASSERT_NE(l, nullptr);
     std::vector<std::string> names;
     for (const auto& k : l->m.kernels) names.push_back(k.name);
-    for (const char* k : {"saxpy", "block_sum", "collatz", "find_first", "wave_scan", "wave_max", "int_div", "f16_round"})
+    for (const char* k : {"saxpy", "block_sum", "collatz", "find_first", "wave_scan", "wave_max", "int_div", "f16_round",
+                          "private_scatter"})
       EXPECT_NE(std::find(names.begin(), names.end(), k), names.end()) << t << " lacks kernel " << k;
   }
 }
@@ -591,6 +592,88 @@ emu::EmulateOptions adversarial(std::uint64_t seed) {
   o.run.completion = emu::Completion::adversarial;
   o.run.instruction_limit = 1u << 24;
   return o;
+}
+
+// ---- (6) private memory -------------------------------------------------------------------------------------
+
+// private_scatter keeps a 96-float array per work-item in private memory (MUBUF through the scratch V# on gfx90a,
+// scratch_* on gfx942/gfx950): tmp[k] = in[i + k*n]; for k: p = perm[i + k*n], tmp[p % 96] = fma(tmp[(p >> 8) % 96],
+// 0.5, tmp[p % 96]); out[i] = the fold s = fma(s, 0.75, tmp[k]). The host computes the same sequence with std::fma
+// (correctly rounded, as v_fma_f32): compared exactly. Shapes with several waves per workgroup and ragged ends, so
+// waves of one workgroup (and of the two host threads) must each see their own private memory.
+TEST(ProjectKernels, PrivateScatter) {
+  struct Shape { u32 n, block; };
+  const Shape shapes[] = {{300, 128}, {64, 64}, {1000, 256}, {1, 64}};
+  std::uint64_t seed = 91;
+  for (const Shape& s : shapes) {
+    auto spec = launch_spec("private_scatter", groups_for(s.n, s.block), s.block,
+                            {buffer(DType::f32, 96 * s.n, random_init(seed, -2, 2)),
+                             buffer(DType::u32, 96 * s.n, random_init(seed + 1, 0, 65535)), buffer(DType::f32, s.n),
+                             i32_arg(static_cast<std::int32_t>(s.n))});
+    seed += 2;
+    const auto in = input<float>(spec, 0);
+    const auto perm = input<u32>(spec, 1);
+    std::vector<float> want(s.n);
+    for (u32 i = 0; i < s.n; ++i) {
+      float tmp[96];
+      for (u32 k = 0; k < 96; ++k) tmp[k] = in[i + k * s.n];
+      for (u32 k = 0; k < 96; ++k) {
+        const u32 p = perm[i + k * s.n];
+        tmp[p % 96] = std::fma(tmp[(p >> 8) % 96], 0.5f, tmp[p % 96]);
+      }
+      float acc = 0.f;
+      for (u32 k = 0; k < 96; ++k) acc = std::fma(acc, 0.75f, tmp[k]);
+      want[i] = acc;
+    }
+    for_all_runs(spec, "n=" + std::to_string(s.n) + " block=" + std::to_string(s.block),
+                 [&](const emu::EmulateResult& r, const std::string& what) { same(output<float>(r, 2), want, what + " out"); });
+  }
+}
+
+// A private access moved past the private segment: private_scatter's first private store with an immediate offset
+// gets offset 4000 (the kernel has 400 bytes per lane). The run stops with a fault at that store naming a lane, the
+// private offset and the private size, on every target: through the scratch V# (gfx90a) and through scratch_*
+// (gfx942/gfx950).
+TEST(ProjectKernelsNegative, PrivateOverrunIsAFault) {
+  for (const auto& t : targets()) {
+    SCOPED_TRACE(t);
+    const Loaded* l = load(t);
+    ASSERT_NE(l, nullptr);
+    co::Module m = l->m;
+    const auto [first, last] = kernel_items(m, "private_scatter");
+    Inst* st = nullptr;
+    std::size_t k = 0;
+    for (std::size_t i = first; i <= last && !st; ++i) {
+      if (m.program.items[i].kind != Item::Kind::inst) continue;
+      Inst& in = m.program.items[i].inst;
+      const auto mn = mnemonic(in);
+      if (!mn.starts_with("scratch_store") && !mn.starts_with("buffer_store")) continue;
+      const auto ops = asmevo::isa::operands(asmevo::isa::forms(in.target)[in.form]);
+      k = 0;
+      while (k < ops.size() && ops[k].name != "offset") ++k;
+      if (k < in.ops.size()) st = &in;
+    }
+    ASSERT_NE(st, nullptr) << "private_scatter has no private store with an offset";
+    st->ops[k] = Operand::make_imm(4000);
+    const InstId id = st->id;
+    auto spec = launch_spec("private_scatter", 2, 128, {buffer(DType::f32, 96 * 200, random_init(5, -1, 1)),
+                                                        buffer(DType::u32, 96 * 200, random_init(6, 0, 65535)),
+                                                        buffer(DType::f32, 200), i32_arg(200)});
+    for (const Mode& mode : modes) {
+      emu::EmulateOptions o = adversarial(mode.seed);
+      o.run.completion = mode.completion;
+      o.run.threads = mode.threads;
+      auto r = emu::emulate(m, l->elf, spec, o);
+      ASSERT_TRUE(r) << r.error().str();
+      ASSERT_EQ(r->stop.kind, emu::Stop::Kind::fault) << mode.name() << ": " << r->stop.message;
+      EXPECT_EQ(r->stop.inst, id) << r->stop.message;
+      ASSERT_GE(r->stop.lane, 0);
+      EXPECT_NE(r->stop.message.find("lane " + std::to_string(r->stop.lane)), std::string::npos) << r->stop.message;
+      EXPECT_NE(r->stop.message.find("private offset"), std::string::npos) << r->stop.message;
+      EXPECT_NE(r->stop.message.find("400 bytes per lane"), std::string::npos) << r->stop.message;
+    }
+    still_runs(*l, "private overrun on " + t);
+  }
 }
 
 // Deleting the s_waitcnt that guards the first use of a global load's result: the read is reported as a waitcnt

@@ -1,6 +1,7 @@
 // Tests of the emulator's memory instruction semantics (sem_mem.hpp): loads, stores and atomics of every family
 // against host-side models, buffer range checking against a table derived from the ISA text, faults, the flat LDS
-// aperture, and when a load's destination is written (eager vs adversarial completion).
+// aperture, private (scratch) memory in its swizzled layout through scratch_*, flat and MUBUF with the scratch V#,
+// and when a load's destination is written (eager vs adversarial completion).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -544,14 +545,298 @@ TEST_P(MemTargets, FlatSelectsLdsByAperture) {
   }
 }
 
-TEST_P(MemTargets, FlatToThePrivateApertureIsUnsupported) {
-  auto s = test::make_snippet("\tflat_load_dword v3, v[0:1]", GetParam());
+// ---- private (scratch) memory -------------------------------------------------------------------------------
+
+/// Where lane `lane`'s private byte `off` lives in its wave's slot, written out from AMDGPUUsage "Memory Spaces" /
+/// Private: wave base + (off / 4) * 64 * 4 + lane * 4 + off % 4 (independent of the emulator's own helper).
+std::uint64_t usage_private(std::uint64_t off, unsigned lane) { return (off / 4) * 256 + lane * 4 + off % 4; }
+
+/// One private slot of `per_lane` bytes per lane for wave 0, with FLAT_SCRATCH pointing at it (what a gfx942 wave
+/// starts with, and what a gfx90a prologue computes). Returns the slot's region.
+Region& private_slot(test::Snippet& s, std::uint64_t per_lane) {
+  map_private_slots(s.machine, per_lane, 1);
+  s.group.private_base = {s.machine.private_slots[0]};
+  s.wave().set_s64(sc::flat_scratch, s.machine.private_slots[0]);
+  for (std::size_t i = 0; i < s.machine.memory.regions().size(); ++i)
+    if (s.machine.memory.region(i).base == s.machine.private_slots[0]) return s.machine.memory.region(i);
+  ADD_FAILURE() << "no private slot region";
+  return s.machine.memory.region(0);
+}
+
+/// The runtime's scratch V# written out by hand from ROCR-Runtime InitScratchSRD and the SQ_BUF_RSRC_WORD1/3 bit
+/// layout: stride 0, swizzle_enable (word1 bit 31), num_records, dst_sel X,Y,Z,W, num_format UINT (4) bits 14:12,
+/// data_format 32 (4) bits 18:15, element_size 1 (4 bytes) bits 20:19, index_stride 3 (64) bits 22:21,
+/// add_tid_enable bit 23.
+void set_scratch_vsharp(Wave& w, unsigned sgpr, std::uint64_t base, std::uint32_t num_records) {
+  w.s[sgpr] = static_cast<std::uint32_t>(base);
+  w.s[sgpr + 1] = (static_cast<std::uint32_t>(base >> 32) & 0xffffu) | 0x80000000u;
+  w.s[sgpr + 2] = num_records;
+  w.s[sgpr + 3] = 0x00ea4facu;  // 4 | 5<<3 | 6<<6 | 7<<9 | 4<<12 | 4<<15 | 1<<19 | 3<<21 | 1<<23
+}
+
+TEST(SemMemPrivate, RuntimeVsharpMatchesTheHandWrittenOne) {
+  Machine m;
+  map_private_slots(m, 100, 3);
+  EXPECT_EQ(m.private_size, 100u);
+  ASSERT_EQ(m.private_slots.size(), 3u);
+  const auto v = private_segment_vsharp(m);
+  EXPECT_EQ(v[0], static_cast<std::uint32_t>(m.private_slots[0]));
+  EXPECT_EQ(v[1], (static_cast<std::uint32_t>(m.private_slots[0] >> 32) & 0xffffu) | 0x80000000u);
+  EXPECT_EQ(v[2], m.private_slots[2] + 100 * 64 - m.private_slots[0]);
+  EXPECT_EQ(v[3], 0x00ea4facu);
+  Machine r;
+  map_private_slots(r, 13, 1);
+  EXPECT_EQ(r.private_size, 16u) << "CP rounds the private segment size up to a dword";
+}
+
+TEST_P(MemTargets, SwizzledScratchVsharpFollowsTheUsageLayout) {
+  // MUBUF through the runtime's scratch V# (element size 4, index stride 64, add_tid, stride 0): MI300 ISA §9.1.5
+  // "Swizzled Buffer Addressing" with index = lane, offset = voffset + inst_offset gives
+  // (offset / 4) * 4 * 64 + lane * 4 + offset % 4 = the AMDGPUUsage private layout. Hand table for offset =
+  // 8 + 4 * (lane % 16) and soffset 32: lane 0 -> 32 + 512; lane 5 -> 32 + 7*256 + 20 = 32 + 1812;
+  // lane 63 -> 32 + 17*256 + 252 = 32 + 4604. dwordx2 components lie 256 bytes apart.
+  auto s = test::make_snippet(
+      "\tbuffer_store_dword v2, v1, s[8:11], s12 offen offset:8\n"
+      "\tbuffer_store_dwordx2 v[4:5], v1, s[8:11], s12 offen offset:1024\n"
+      "\tbuffer_load_dword v6, v1, s[8:11], s12 offen offset:8\n",
+      GetParam());
   ASSERT_TRUE(s);
+  Region& r = s->machine.memory.region(s->machine.memory.map("scratch", 64 * 1200, true));
   Wave& w = s->wave();
-  for (unsigned l = 0; l < 64; ++l) set64(w, 0, l, static_cast<std::uint64_t>(s->machine.private_aperture_hi) << 32);
-  const Stop& st = run_body(*s);
-  EXPECT_EQ(st.kind, Stop::Kind::unsupported);
-  EXPECT_NE(st.message.find("private"), std::string::npos) << st.message;
+  set_scratch_vsharp(w, 8, r.base, 0x100000);
+  w.s[12] = 32;
+  for (unsigned l = 0; l < 64; ++l) {
+    w.v[1][l] = 4 * (l % 16);
+    w.v[2][l] = 0x1000 + l;
+    w.v[4][l] = 0x2000 + l;
+    w.v[5][l] = 0x3000 + l;
+  }
+  ASSERT_EQ(run_body(*s).kind, Stop::Kind::none) << s->group.stop.message;
+  EXPECT_EQ(le32(r.bytes, 32 + 512), 0x1000u);
+  EXPECT_EQ(le32(r.bytes, 32 + 1812), 0x1005u);
+  EXPECT_EQ(le32(r.bytes, 32 + 4604), 0x103fu);
+  for (unsigned l = 0; l < 64; ++l) {
+    const std::uint64_t o = 8 + 4 * (l % 16), o2 = 1024 + 4 * (l % 16);
+    EXPECT_EQ(le32(r.bytes, 32 + usage_private(o, l)), 0x1000u + l) << "lane " << l;
+    EXPECT_EQ(le32(r.bytes, 32 + usage_private(o2, l)), 0x2000u + l) << "lane " << l;
+    EXPECT_EQ(le32(r.bytes, 32 + usage_private(o2 + 4, l)), 0x3000u + l) << "lane " << l;
+    EXPECT_EQ(w.v[6][l], 0x1000u + l) << "lane " << l;
+  }
+}
+
+TEST_P(MemTargets, SwizzledStructuredBufferFollowsTheIsaFormula) {
+  // Swizzle without add_tid: element_size 8 (field 2), index_stride 16 (field 1), stride 32, idxen + offen, index =
+  // lane, offset = 4 * (lane % 8). buffer_offset = ((index/16)*32 + (offset/8)*8) * 16 + (index%16)*8 + offset%8.
+  // Hand table: lane 0 -> 0; lane 3 (offset 12) -> (0 + 8)*16 + 24 + 4 = 156; lane 17 (offset 4) ->
+  // (32 + 0)*16 + 8 + 4 = 524; lane 63 (offset 28) -> (96 + 24)*16 + 120 + 4 = 2044. Range (stride != 0): out of
+  // range iff index >= num_records (60: lanes 60..63 dropped) or offset >= stride.
+  auto s = test::make_snippet("\tbuffer_store_dword v4, v[2:3], s[8:11], 0 idxen offen\n", GetParam());
+  ASSERT_TRUE(s);
+  Region& r = s->machine.memory.region(s->machine.memory.map("swz", 4096, true));
+  Wave& w = s->wave();
+  w.s[8] = static_cast<std::uint32_t>(r.base);
+  w.s[9] = (static_cast<std::uint32_t>(r.base >> 32) & 0xffffu) | 32u << 16 | 0x80000000u;
+  w.s[10] = 60;
+  w.s[11] = 4u | 5u << 3 | 6u << 6 | 7u << 9 | 4u << 12 | 4u << 15 | 2u << 19 | 1u << 21;
+  for (unsigned l = 0; l < 64; ++l) {
+    w.v[2][l] = l;
+    w.v[3][l] = 4 * (l % 8);
+    w.v[4][l] = 0x5000 + l;
+  }
+  ASSERT_EQ(run_body(*s).kind, Stop::Kind::none) << s->group.stop.message;
+  EXPECT_EQ(le32(r.bytes, 0), 0x5000u);
+  EXPECT_EQ(le32(r.bytes, 156), 0x5003u);
+  EXPECT_EQ(le32(r.bytes, 524), 0x5011u);
+  EXPECT_EQ(le32(r.bytes, 2044), 0u) << "lane 63: index 63 >= num_records 60 is out of range";
+  for (unsigned l = 0; l < 60; ++l) {
+    const unsigned off = 4 * (l % 8);
+    EXPECT_EQ(le32(r.bytes, ((l / 16) * 32 + (off / 8) * 8) * 16 + (l % 16) * 8 + off % 8), 0x5000u + l) << "lane " << l;
+  }
+}
+
+TEST_P(MemTargets, ScratchFormsAndMubufSeeTheSamePrivateBytes) {
+  // Every scratch address form of the target: VADDR (vaddr + offset), SADDR (saddr + offset) and, on gfx940+,
+  // SVS (vaddr + saddr + offset) and ST (offset only), each storing to the lane's private offset; the bytes land
+  // where AMDGPUUsage's layout puts them, and MUBUF through the scratch V# reads them back identically.
+  const bool g940 = GetParam() != Target::gfx90a;
+  std::string text =
+      "\tscratch_store_dword v1, v2, off offset:4\n"
+      "\tscratch_store_dword off, v3, s4 offset:8\n"
+      "\tscratch_store_dwordx2 v1, v[6:7], off offset:40\n"
+      "\tscratch_store_short v1, v2, off offset:50\n"
+      "\tscratch_store_byte_d16_hi v1, v2, off offset:55\n";
+  if (g940) text += "\tscratch_store_dword v1, v4, s4 offset:-4\n\tscratch_store_dword off, v5, off offset:32\n";
+  text +=
+      "\tscratch_load_dword v10, v1, off offset:4\n"
+      "\tscratch_load_dwordx2 v[12:13], v1, off offset:40\n"
+      "\tscratch_load_short_d16_hi v14, v1, off offset:50\n"
+      "\tscratch_load_sbyte v15, v1, off offset:55\n"
+      "\tbuffer_load_dword v16, v1, s[8:11], 0 offen offset:4\n"
+      "\tbuffer_load_dwordx2 v[18:19], v1, s[8:11], 0 offen offset:40\n";
+  auto s = test::make_snippet(text, GetParam());
+  ASSERT_TRUE(s);
+  Region& r = private_slot(*s, 64);
+  Wave& w = s->wave();
+  set_scratch_vsharp(w, 8, r.base, 0x100000);
+  w.s[4] = 12;  // saddr
+  for (unsigned l = 0; l < 64; ++l) {
+    w.v[1][l] = 0;
+    w.v[2][l] = 0xa1b2c3d4u ^ l;
+    w.v[3][l] = 0x3000 + l;
+    w.v[4][l] = 0x4000 + l;
+    w.v[5][l] = 0x5000 + l;
+    w.v[6][l] = 0x6000 + l;
+    w.v[7][l] = 0x7000 + l;
+    w.v[14][l] = 0x0000beefu;
+  }
+  ASSERT_EQ(run_body(*s).kind, Stop::Kind::none) << s->group.stop.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(le32(r.bytes, usage_private(4, l)), 0xa1b2c3d4u ^ l) << "lane " << l;
+    EXPECT_EQ(le32(r.bytes, usage_private(20, l)), 0x3000u + l) << "lane " << l;  // saddr 12 + 8
+    EXPECT_EQ(le32(r.bytes, usage_private(40, l)), 0x6000u + l) << "lane " << l;
+    EXPECT_EQ(le32(r.bytes, usage_private(44, l)), 0x7000u + l) << "lane " << l;
+    const std::uint32_t v2 = 0xa1b2c3d4u ^ l;
+    EXPECT_EQ(static_cast<std::uint8_t>(r.bytes[usage_private(50, l)]), v2 & 0xff) << "lane " << l;
+    EXPECT_EQ(static_cast<std::uint8_t>(r.bytes[usage_private(51, l)]), (v2 >> 8) & 0xff) << "lane " << l;
+    EXPECT_EQ(static_cast<std::uint8_t>(r.bytes[usage_private(55, l)]), (v2 >> 16) & 0xff) << "lane " << l;
+    if (g940) {
+      EXPECT_EQ(le32(r.bytes, usage_private(8, l)), 0x4000u + l) << "lane " << l;  // 0 + 12 - 4
+      EXPECT_EQ(le32(r.bytes, usage_private(32, l)), 0x5000u + l) << "lane " << l;
+    }
+    EXPECT_EQ(w.v[10][l], v2) << "lane " << l;
+    EXPECT_EQ(w.v[12][l], 0x6000u + l) << "lane " << l;
+    EXPECT_EQ(w.v[13][l], 0x7000u + l) << "lane " << l;
+    EXPECT_EQ(w.v[14][l], (v2 & 0xffffu) << 16 | 0xbeefu) << "lane " << l;
+    EXPECT_EQ(w.v[15][l], static_cast<std::uint32_t>(static_cast<std::int8_t>((v2 >> 16) & 0xff))) << "lane " << l;
+    EXPECT_EQ(w.v[16][l], v2) << "lane " << l;
+    EXPECT_EQ(w.v[18][l], 0x6000u + l) << "lane " << l;
+    EXPECT_EQ(w.v[19][l], 0x7000u + l) << "lane " << l;
+  }
+}
+
+TEST_P(MemTargets, UnalignedScratchDwordSplitsAtTheDwordBoundary) {
+  // A dword at private offset 6: bytes 6,7 are the high half of the lane's dword 1 and bytes 8,9 the low half of its
+  // dword 2, 256 bytes further (AMDGPUUsage: private_address % 4 picks the byte within the lane's dword).
+  auto s = test::make_snippet("\tscratch_store_dword v1, v2, off offset:6\n\tscratch_load_dword v3, v1, off offset:6\n", GetParam());
+  ASSERT_TRUE(s);
+  Region& r = private_slot(*s, 16);
+  Wave& w = s->wave();
+  for (unsigned l = 0; l < 64; ++l) w.v[2][l] = 0x11223344u + l;
+  ASSERT_EQ(run_body(*s).kind, Stop::Kind::none) << s->group.stop.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    const std::uint32_t v = 0x11223344u + l;
+    EXPECT_EQ(static_cast<std::uint8_t>(r.bytes[256 + 4 * l + 2]), v & 0xff) << "lane " << l;
+    EXPECT_EQ(static_cast<std::uint8_t>(r.bytes[256 + 4 * l + 3]), (v >> 8) & 0xff) << "lane " << l;
+    EXPECT_EQ(static_cast<std::uint8_t>(r.bytes[512 + 4 * l + 0]), (v >> 16) & 0xff) << "lane " << l;
+    EXPECT_EQ(static_cast<std::uint8_t>(r.bytes[512 + 4 * l + 1]), v >> 24) << "lane " << l;
+    EXPECT_EQ(w.v[3][l], v) << "lane " << l;
+  }
+}
+
+TEST_P(MemTargets, FlatToThePrivateApertureUsesTheSameLayout) {
+  // flat_* with address {aperture_hi, private offset}: the private aperture (MI300 ISA §10) maps through
+  // FLAT_SCRATCH into the same swizzled layout; the aperture's high half is what s_mov_b64 of src_private_base
+  // yields in its high dword (LLVM getSegmentAperture). A flat atomic on private memory returns the old value.
+  auto s = test::make_snippet(
+      "\ts_mov_b64 s[0:1], src_private_base\n"
+      "\tv_mov_b32 v1, s1\n"
+      "\tflat_store_dwordx2 v[0:1], v[2:3] offset:8\n"
+      "\tflat_load_dword v4, v[0:1] offset:12\n"
+      "\tflat_atomic_add v5, v[0:1], v6 offset:8 " + std::string(rtn(GetParam())) + "\n",
+      GetParam());
+  ASSERT_TRUE(s);
+  Region& r = private_slot(*s, 32);
+  Wave& w = s->wave();
+  for (unsigned l = 0; l < 64; ++l) {
+    w.v[0][l] = 4 * (l % 4);
+    w.v[2][l] = 0x100 + l;
+    w.v[3][l] = 0x200 + l;
+    w.v[6][l] = 5;
+  }
+  ASSERT_EQ(run_body(*s).kind, Stop::Kind::none) << s->group.stop.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    const unsigned o = 4 * (l % 4);
+    EXPECT_EQ(le32(r.bytes, usage_private(o + 8, l)), 0x105u + l) << "lane " << l;
+    EXPECT_EQ(le32(r.bytes, usage_private(o + 12, l)), 0x200u + l) << "lane " << l;
+    EXPECT_EQ(w.v[4][l], 0x200u + l) << "lane " << l;
+    EXPECT_EQ(w.v[5][l], 0x100u + l) << "lane " << l;
+  }
+}
+
+TEST_P(MemTargets, PrivateOverrunFaultsNamingLaneOffsetAndSize) {
+  {
+    auto s = test::make_snippet("\tscratch_load_dword v2, v1, off offset:4\n", GetParam());
+    ASSERT_TRUE(s);
+    private_slot(*s, 64);
+    Wave& w = s->wave();
+    w.v[1][7] = 60;  // lane 7 reads private bytes 64..67 of a 64-byte segment
+    const Stop& st = run_body(*s);
+    ASSERT_EQ(st.kind, Stop::Kind::fault) << st.message;
+    EXPECT_EQ(st.lane, 7);
+    EXPECT_NE(st.message.find("lane 7"), std::string::npos) << st.message;
+    EXPECT_NE(st.message.find("private offset 0x40"), std::string::npos) << st.message;
+    EXPECT_NE(st.message.find("64 bytes per lane"), std::string::npos) << st.message;
+  }
+  {
+    auto s = test::make_snippet("\tscratch_store_dword off, v2, s4 offset:-8\n", GetParam());
+    ASSERT_TRUE(s);
+    private_slot(*s, 64);
+    s->wave().s[4] = 4;  // 4 - 8 = -4
+    const Stop& st = run_body(*s);
+    ASSERT_EQ(st.kind, Stop::Kind::fault) << st.message;
+    EXPECT_NE(st.message.find("private offset -0x4"), std::string::npos) << st.message;
+  }
+  {
+    // Through the scratch V#: lane 9 stores at private offset 64 of a 64-byte segment.
+    auto s = test::make_snippet("\tbuffer_store_dword v2, v1, s[8:11], 0 offen\n", GetParam());
+    ASSERT_TRUE(s);
+    Region& r = private_slot(*s, 64);
+    Wave& w = s->wave();
+    set_scratch_vsharp(w, 8, r.base, 0x100000);
+    w.v[1][9] = 64;
+    const Stop& st = run_body(*s);
+    ASSERT_EQ(st.kind, Stop::Kind::fault) << st.message;
+    EXPECT_EQ(st.lane, 9);
+    EXPECT_NE(st.message.find("private offset 0x40"), std::string::npos) << st.message;
+    EXPECT_NE(st.message.find("64 bytes per lane"), std::string::npos) << st.message;
+  }
+  {
+    // FLAT_SCRATCH not pointing at the wave's slot (a gfx90a prologue that never set it up).
+    auto s = test::make_snippet("\tscratch_load_dword v2, v1, off\n", GetParam());
+    ASSERT_TRUE(s);
+    private_slot(*s, 64);
+    s->wave().set_s64(sc::flat_scratch, 0);
+    const Stop& st = run_body(*s);
+    ASSERT_EQ(st.kind, Stop::Kind::fault) << st.message;
+    EXPECT_NE(st.message.find("FLAT_SCRATCH"), std::string::npos) << st.message;
+  }
+  {
+    // No private memory at all.
+    auto s = test::make_snippet("\tflat_load_dword v3, v[0:1]", GetParam());
+    ASSERT_TRUE(s);
+    Wave& w = s->wave();
+    for (unsigned l = 0; l < 64; ++l) set64(w, 0, l, static_cast<std::uint64_t>(s->machine.private_aperture_hi) << 32);
+    const Stop& st = run_body(*s);
+    EXPECT_EQ(st.kind, Stop::Kind::fault) << st.message;
+    EXPECT_NE(st.message.find("private segment is 0 bytes"), std::string::npos) << st.message;
+  }
+}
+
+TEST_P(MemTargets, ScratchCountsVmcntOnly) {
+  // Scratch never touches LDS: it is waited for with vmcnt, not lgkmcnt (LLVM SIInsertWaitcnts; the SCRATCH
+  // records carry VM_CNT only). Under adversarial completion lgkmcnt(0) leaves the load outstanding, so reading its
+  // destination is a waitcnt violation; vmcnt(0) covers it.
+  RunOptions adv;
+  adv.completion = Completion::adversarial;
+  for (const char* wait : {"lgkmcnt(0)", "vmcnt(0)"}) {
+    auto s = test::make_snippet(std::string("\tscratch_load_dword v2, v1, off\n\ts_waitcnt ") + wait + "\n\tv_mov_b32 v3, v2\n",
+                                GetParam(), 1, 1024, adv);
+    ASSERT_TRUE(s);
+    private_slot(*s, 16);
+    const Stop& st = run_body(*s);
+    if (std::string(wait) == "vmcnt(0)") EXPECT_EQ(st.kind, Stop::Kind::none) << st.message;
+    else EXPECT_EQ(st.kind, Stop::Kind::waitcnt) << st.message;
+  }
 }
 
 // ---- scalar memory ------------------------------------------------------------------------------------------

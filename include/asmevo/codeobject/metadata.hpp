@@ -18,6 +18,7 @@
 
 #include "asmevo/codeobject/elf.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/json_pointer.hpp"
 
 namespace asmevo::codeobject {
 
@@ -125,16 +126,7 @@ inline constexpr std::size_t max_msgpack_depth = 64;
   return {};
 }
 
-/// JSON Pointer token escaping (RFC 6901: "~" -> "~0", "/" -> "~1").
-[[nodiscard]] inline std::string pointer_token(std::string_view key) {
-  std::string s;
-  for (char c : key) {
-    if (c == '~') s += "~0";
-    else if (c == '/') s += "~1";
-    else s += c;
-  }
-  return s;
-}
+using ::asmevo::pointer_token;
 
 [[nodiscard]] inline std::string json_kind(const MetaJson& v) {
   switch (v.type()) {

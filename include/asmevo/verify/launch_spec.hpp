@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/json_pointer.hpp"
 #include "asmevo/support/file.hpp"
 #include "asmevo/verify/emu/fp.hpp"
 
@@ -171,15 +172,7 @@ inline std::size_t json_depth(std::string_view t, std::size_t& where) {
   return max_depth;
 }
 
-[[nodiscard]] inline std::string pointer_token(std::string_view key) {
-  std::string s;
-  for (char c : key) {
-    if (c == '~') s += "~0";
-    else if (c == '/') s += "~1";
-    else s += c;
-  }
-  return s;
-}
+using ::asmevo::pointer_token;
 
 [[nodiscard]] inline std::string kind_of(const Json& v) {
   switch (v.type()) {

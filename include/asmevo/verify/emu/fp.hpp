@@ -153,7 +153,7 @@ namespace detail {
 namespace detail {
 /// f64 value (any) -> f16 bits with one rounding in mode `r`. NaN: quiet, sign and the top 9 payload bits kept
 /// (IEEE 754-2008 §6.2.3 recommends keeping the payload; the ISA does not say which bits survive — see f32_to_f16).
-[[nodiscard]] inline std::uint16_t f64_to_f16_mode(double d, Round r) noexcept {
+[[nodiscard, gnu::noinline]] inline std::uint16_t f64_to_f16_general(double d, Round r) noexcept {
   const std::uint64_t b = bits64(d);
   const std::uint16_t sign = static_cast<std::uint16_t>((b >> 48) & 0x8000u);
   const std::uint64_t a = b & 0x7fffffffffffffffull;
@@ -164,6 +164,24 @@ namespace detail {
   const std::uint64_t code = round_magnitude(b, 10, -14, r);
   if (code >= 0x7c00u) return static_cast<std::uint16_t>(sign | (overflow_to_max(sign != 0, r) ? 0x7bffu : 0x7c00u));
   return static_cast<std::uint16_t>(sign | code);
+}
+/// The same, with the hot case inline: round to nearest even of a value that neither overflows nor is a NaN.
+[[nodiscard, gnu::always_inline]] inline std::uint16_t f64_to_f16_mode(double d, Round r) noexcept {
+  const std::uint64_t b = bits64(d);
+  const std::uint16_t sign = static_cast<std::uint16_t>((b >> 48) & 0x8000u);
+  const std::uint64_t a = b & 0x7fffffffffffffffull;
+  if (r != Round::nearest_even || a >= 0x40effe0000000000ull) return f64_to_f16_general(d, r);  // |d| >= 65520, NaN
+  if (a >= 0x3f10000000000000ull) {  // |d| >= 2^-14: a normal f16; rebias the exponent, round 42 bits away
+    const std::uint64_t m = a & 0x000fffffffffffffull;
+    std::uint64_t h = (((a >> 52) - 1008u) << 10) | (m >> 42);
+    const std::uint64_t rem = m & 0x3ffffffffffull, half = 0x20000000000ull;
+    h += static_cast<std::uint64_t>((rem > half) | ((rem == half) & (h & 1u)));  // a carry into the exponent is right
+    return static_cast<std::uint16_t>(sign | h);
+  }
+  // Subnormal (or zero): the f16 code is |d| * 2^24 rounded to an integer, ties to even; adding 2^52 makes the FPU
+  // do that rounding (|d| * 2^24 < 1024 is exact, and the host runs in its default round-to-nearest-even mode).
+  const double scaled = f64(a) * 16777216.0 + 4503599627370496.0;
+  return static_cast<std::uint16_t>(sign | (bits64(scaled) & 0x7ffu));
 }
 }  // namespace detail
 
@@ -568,10 +586,20 @@ template <class F>
 template <class F, class Out>
 [[nodiscard]] inline Out div_scale_impl(F s0, F s1, F s2, int big_diff, int scale, int tiny_num_exp, int rcp_lim_exp,
                                         int denorm_exp) noexcept {
-  if (s2 == F(0) || s1 == F(0)) return {std::numeric_limits<F>::quiet_NaN(), false};
-  // NaN/inf operands fall through every test below (fixup handles them): comparisons with NaN are false.
   const int e1 = exp_field(s1);
   const int e2 = exp_field(s2);
+  // Hot path: normal operands far from every case below (denominator not near the top of the range, numerator not
+  // tiny, quotient neither huge nor near the denormal range) are returned unscaled. Each bound leaves a margin of
+  // several binades to the exact tests that follow.
+  {
+    constexpr int bias = std::numeric_limits<F>::max_exponent - 1;
+    const int d = e2 - e1;
+    if (e1 >= 1 && e1 + 2 <= rcp_lim_exp + bias && e2 > tiny_num_exp && e2 < 2 * bias + 1 && d < big_diff &&
+        d >= denorm_exp + 6)
+      return {s0, false};
+  }
+  if (s2 == F(0) || s1 == F(0)) return {std::numeric_limits<F>::quiet_NaN(), false};
+  // NaN/inf operands fall through every test below (fixup handles them): comparisons with NaN are false.
   const bool finite = std::isfinite(s1) && std::isfinite(s2);
   if (e2 - e1 >= big_diff) {  // N/D near the format's max: scale the denominator up
     return {s0 == s1 ? std::ldexp(s0, scale) : s0, true};
@@ -621,11 +649,34 @@ template <class W, class U>
 }
 }  // namespace detail
 
+/// p + c in f64 rounded to odd, without branches (lanes of one instruction take both ways at random): the
+/// round-to-nearest sum corrected by the exact TwoSum error (Knuth): an inexact result is moved to the value
+/// truncated toward zero, with its last bit set. Infinities and NaNs pass through. Rounding the result once more to
+/// a format with at least two fewer significand bits is correctly rounded (Boldo & Melquiond, above).
+[[nodiscard]] inline double add_round_odd(double p, double c) noexcept {
+  const double s = p + c;
+  const double bp = s - c;
+  const double err = (p - bp) + (c - (s - bp));
+  std::uint64_t u = bits64(s);
+  const bool inexact = (err != 0.0) & ((u & 0x7ff0000000000000ull) != 0x7ff0000000000000ull);
+  const bool overshoot = (u >> 63) ? (err > 0.0) : (err < 0.0);
+  u -= static_cast<std::uint64_t>(inexact & overshoot);
+  u |= static_cast<std::uint64_t>(inexact);
+  return f64(u);
+}
+
+/// f32 fused multiply-add without a libm call: a*b is exact in f64 (48-bit product), the sum is rounded to odd in
+/// f64 and then rounded once to f32, which gives the correctly rounded fma (Boldo & Melquiond 2008, above). Signed
+/// zeros, infinities and NaNs come out as IEEE fma gives them (the f64 operations see the same special values).
+[[nodiscard]] inline float fma_f32(float a, float b, float c) noexcept {
+  return static_cast<float>(add_round_odd(static_cast<double>(a) * static_cast<double>(b), static_cast<double>(c)));
+}
+
 /// v_div_fmas_f32: fma(a, b, c), then scaled by 2^+-64 when this lane's VCC is set (correction 1 above). Rounded
 /// once: the scaling is applied to the exact fma result (it is "a scale of the exponent"), which matters when the
 /// scaled quotient is denormal. Input denormals are not flushed [ISA notes].
 [[nodiscard]] inline float div_fmas_f32(float a, float b, float c, bool vcc) noexcept {
-  if (!vcc) return std::fma(a, b, c);
+  if (!vcc) return fma_f32(a, b, c);
   const int k = detail::exp_field(c) > 127 ? 64 : -64;
   // a*b is exact in double; round-to-odd of the sum in double (53 >= 24 + 2 bits), exact scaling, one RNE to f32.
   const double p = static_cast<double>(a) * static_cast<double>(b);

@@ -17,10 +17,14 @@
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/verify/emu/decode.hpp"
+#include "asmevo/verify/emu/detail/mem_private.hpp"
 #include "asmevo/verify/kernargs.hpp"
 #include "asmevo/verify/launch_spec.hpp"
 
 namespace asmevo::emu {
+
+/// Extra private memory per lane for a kernel with a dynamic stack (see emulate()).
+inline constexpr std::uint64_t dynamic_stack_bytes = 16 * 1024;
 
 /// How to run a launch.
 struct EmulateOptions {
@@ -254,8 +258,24 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   const std::uint64_t packet_addr = m.memory.region(pr).base;
   const std::size_t qr = m.memory.map("the queue descriptor", 256, false);
   const std::uint64_t queue_addr = m.memory.region(qr).base;
-  if (lay.private_segment || meta->private_segment_fixed_size || lay.private_segment_buffer)
-    m.private_size = meta->private_segment_fixed_size;
+  // Private memory: one slot per wave that can be resident at once (threads x waves of a workgroup), mapped now
+  // because Memory::map is not thread-safe; each slot holds private_size bytes per lane in the swizzled layout
+  // (detail/mem_private.hpp). A kernel with a dynamic stack (.amdhsa_uses_dynamic_stack) gets a fixed extra
+  // dynamic_stack_bytes per lane on top of its fixed size: an emulator choice, not what a runtime does (HIP sizes
+  // it from the stack-size limit); a kernel that needs more stops with a private overrun fault.
+  {
+    std::uint64_t per_lane = std::max<std::uint64_t>(meta->private_segment_fixed_size, ki->descriptor.private_segment_fixed_size());
+    if (ki->descriptor.get(field::uses_dynamic_stack)) per_lane += dynamic_stack_bytes;
+    const std::uint32_t slots = std::max(1u, opt.run.threads) * waves_per_group;
+    map_private_slots(m, per_lane, slots);
+    // The Scratch Wavefront Offset SGPR is 32 bits (AMDGPUUsage "Initial Kernel Execution State").
+    if (private_span(m) > 0xffffffffull)
+      return fail(DiagCode::usage, "kernel '" + ki->name + "' needs " + std::to_string(m.private_size) +
+                                       " bytes of private memory per lane; " + std::to_string(slots) +
+                                       " resident waves do not fit the 32-bit scratch wave offset (use fewer --threads)");
+  }
+  const std::array<std::uint32_t, 4> private_vsharp = private_segment_vsharp(m);
+  const bool arch_flat_scratch = has_architected_flat_scratch(module.target);
 
   // Initial state of one wave (AMDGPUUsage "Initial Kernel Execution State": user SGPRs in the order of the
   // descriptor's enable bits, then kernarg preload SGPRs, then from USER_SGPR_COUNT the system SGPRs).
@@ -268,12 +288,24 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     w.mode = lay.mode;
     unsigned s = 0;
     auto put64 = [&](std::uint64_t v) { w.s[s] = static_cast<std::uint32_t>(v); w.s[s + 1] = static_cast<std::uint32_t>(v >> 32); s += 2; };
-    if (lay.private_segment_buffer) s += 4;  // scratch V#: private memory through buffers is not emulated
+    // The wave's private slot: the Private Segment Buffer V# (gfx90a: the scratch V# of ROCR-Runtime
+    // InitScratchSRD, with the queue's scratch base, to which the kernel adds its Scratch Wavefront Offset), Flat
+    // Scratch Init (gfx90a, Absolute flat scratch: the 64-bit scratch base), the Scratch Wavefront Offset system
+    // SGPR (not on Architected flat scratch targets), and on gfx942/gfx950 FLAT_SCRATCH = the wave's private base
+    // when ENABLE_PRIVATE_SEGMENT is set (AMDGPUUsage "Initial Kernel Execution State", "Flat Scratch", "Private
+    // Segment Buffer").
+    const std::uint64_t private_base = wid < g.private_base.size() ? g.private_base[wid] : 0;
+    const std::uint32_t wave_offset = static_cast<std::uint32_t>(private_base ? private_base - m.private_scratch_base : 0);
+    if (lay.private_segment_buffer) {
+      for (unsigned k = 0; k < 4; ++k) w.s[s + k] = private_vsharp[k];
+      s += 4;
+    }
+    if (arch_flat_scratch && lay.private_segment) w.set_s64(sc::flat_scratch, private_base);
     if (lay.dispatch_ptr) put64(packet_addr);
     if (lay.queue_ptr) put64(queue_addr);
     if (lay.kernarg_ptr) put64(kernarg_addr);
     if (lay.dispatch_id) put64(0);
-    if (lay.flat_scratch_init) put64(0);
+    if (lay.flat_scratch_init) put64(m.private_scratch_base);
     if (lay.private_segment_size) w.s[s++] = static_cast<std::uint32_t>(m.private_size);
     if (opt.kernarg_preload)
       for (std::uint32_t k = 0; k < lay.preload_length && s < 102; ++k) {
@@ -286,7 +318,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     for (int d = 0; d < 3; ++d)
       if (lay.wg_id[d]) w.s[s++] = gid[d];
     if (lay.wg_info) w.s[s++] = wid;  // not used by compute kernels; a stable value
-    if (lay.private_segment) w.s[s++] = 0;  // scratch wave offset
+    if (lay.private_segment && !arch_flat_scratch) w.s[s++] = wave_offset;  // Scratch Wavefront Offset
     // v0: work-item ids packed as x | y << 10 | z << 20 (gfx90a+: AMDGPUUsage "VGPR work-item ID" packed TID).
     std::uint32_t* v0 = w.row(0);
     LaneMask live = 0;
@@ -334,6 +366,15 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
       g.stop = Stop{};
       g.seq = 0;
       g.rng = Rng(opt.run.seed * 0x9e3779b97f4a7c15ull + flat);
+      // This thread's private slots, zeroed for every workgroup so that a run never depends on which workgroup
+      // used a slot before (hardware leaves stale data; reading private memory before writing it is a kernel bug).
+      g.private_base.assign(m.private_slots.empty() ? 0 : waves_per_group, 0);
+      for (std::uint32_t i = 0; i < g.private_base.size(); ++i) {
+        g.private_base[i] = m.private_slots[std::size_t{t} * waves_per_group + i];
+        std::size_t h = Memory::npos;
+        if (std::byte* p = m.memory.translate(g.private_base[i], m.private_size * wave_lanes, true, h))
+          std::memset(p, 0, m.private_size * wave_lanes);
+      }
       for (std::uint32_t i = 0; i < waves_per_group; ++i) setup_wave(*g.waves[i], g, i, gid);
       run_workgroup(g, m);
       for (auto& w : g.waves) local += w->executed;

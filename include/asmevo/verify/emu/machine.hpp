@@ -68,6 +68,9 @@ struct Workgroup {
   Rng rng;
   Stop stop;                  ///< the first stop of this workgroup (kind none while it runs cleanly)
   std::uint64_t seq = 0;      ///< MemOp sequence numbers
+  /// Device address of each wave's private (scratch) slot, by wave index (empty: the launch maps no private
+  /// memory). Set when the workgroup starts; see detail/mem_private.hpp.
+  std::vector<std::uint64_t> private_base;
 };
 
 /// The loaded kernel code: every instruction of the code object predecoded, in address order, plus a sentinel
@@ -95,6 +98,11 @@ struct Machine {
   /// these maps to LDS / private memory (MI300 ISA §9.5 "Flat addressing": SH_MEM_BASES apertures).
   std::uint32_t shared_aperture_hi = 0x0001'0000u, private_aperture_hi = 0x0002'0000u;
   std::uint64_t private_size = 0;  ///< bytes of private memory per lane
+  /// Private (scratch) slots mapped before any workgroup runs (Memory::map is not thread-safe): one per wave that
+  /// can be resident at once, each `private_size * 64` bytes in the swizzled layout (detail/mem_private.hpp).
+  std::vector<std::uint64_t> private_slots;
+  std::uint64_t private_scratch_base = 0;  ///< the "queue scratch base": slots sit at wave offsets from it
+  std::uint64_t private_guard = 0;         ///< unbacked bytes around each slot
 };
 
 inline void Wave::stop_with(Stop why) {

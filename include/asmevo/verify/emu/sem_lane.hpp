@@ -2,6 +2,7 @@
 // (ds_bpermute/ds_permute/ds_swizzle) and the DPP and SDWA wrappers around plain VALU semantics.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <span>
@@ -211,10 +212,32 @@ inline void ds_swizzle_b32(Wave& w, const Op& op) {
 
 /// Lanes enabled by DPP row_mask (bit i: lanes 16i..16i+15) and bank_mask (bit j: lanes 4j..4j+3 of every row).
 [[nodiscard]] inline LaneMask dpp_write_mask(u32 row_mask, u32 bank_mask) noexcept {
+  std::uint64_t bank16 = 0;  // the bank pattern of one 16-lane row
+  for (unsigned j = 0; j < 4; ++j)
+    if ((bank_mask >> j) & 1) bank16 |= std::uint64_t{0xf} << (4 * j);
   LaneMask m = 0;
-  for (unsigned l = 0; l < wave_lanes; ++l)
-    if (((row_mask >> (l >> 4)) & 1) && ((bank_mask >> ((l >> 2) & 3)) & 1)) m |= LaneMask{1} << l;
+  for (unsigned i = 0; i < 4; ++i)
+    if ((row_mask >> i) & 1) m |= bank16 << (16 * i);
   return m;
+}
+
+/// dpp_sources for every DPP control, computed once: (defined, source lane per lane) indexed by dpp_ctrl.
+struct DppTable {
+  std::array<std::array<std::int8_t, wave_lanes>, 0x160> src{};
+  std::array<bool, 0x160> defined{};
+};
+[[nodiscard]] inline const DppTable& dpp_table() {
+  static const DppTable t = [] {
+    DppTable d;
+    int tmp[wave_lanes];
+    for (u32 c = 0; c < 0x160; ++c) {
+      d.defined[c] = dpp_sources(c, tmp);
+      if (d.defined[c])
+        for (unsigned l = 0; l < wave_lanes; ++l) d.src[c][l] = static_cast<std::int8_t>(tmp[l]);
+    }
+    return d;
+  }();
+  return t;
 }
 
 [[nodiscard]] inline std::uint8_t slot_pos(const Op& op, Name n) noexcept { return op.pos[static_cast<std::size_t>(n)]; }
@@ -231,8 +254,8 @@ inline void ds_swizzle_b32(Wave& w, const Op& op) {
 inline void dpp_exec(Wave& w, const Op& op) {
   using namespace detail::lane;
   const u32 ctrl = static_cast<u32>(op.imm(Name::dpp_ctrl));
-  int src[wave_lanes];
-  if (!dpp_sources(ctrl, src)) {
+  const DppTable& table = dpp_table();
+  if (ctrl >= table.defined.size() || !table.defined[ctrl]) {
     w.stop_with(Stop::Kind::unsupported, op, "DPP control " + std::to_string(ctrl) + " is not defined on gfx9 targets");
     return;
   }
@@ -246,6 +269,7 @@ inline void dpp_exec(Wave& w, const Op& op) {
     return;
   }
   const Slot& s0 = op.slots[p0];
+  const std::int8_t* src = table.src[ctrl].data();
   const unsigned dwords = s0.dwords ? s0.dwords : 1;
   if (dwords > temp_rows) {
     w.stop_with(Stop::Kind::unsupported, op, "DPP src0 wider than " + std::to_string(temp_rows) + " dwords");

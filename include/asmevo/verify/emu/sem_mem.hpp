@@ -10,6 +10,7 @@
 
 #include "asmevo/verify/emu/detail/mem_access.hpp"
 #include "asmevo/verify/emu/detail/mem_atomic.hpp"
+#include "asmevo/verify/emu/detail/mem_private.hpp"
 #include "asmevo/verify/emu/machine.hpp"
 
 // Sources cited below:
@@ -21,6 +22,8 @@
 //  [LLVM] LLVM AMDGPU: SIInstrInfo/FLATInstructions.td offsets (13-bit signed global/scratch, 12-bit unsigned flat
 //         on gfx9), SMInstructions.td (21-bit signed SMEM offset on gfx9, unsigned for s_buffer_*), and
 //         GCNSubtarget::ldsRequiresM0Init (false on gfx9+: DS instructions ignore M0).
+//  [Usage] LLVM AMDGPUUsage.rst "Memory Spaces" / Private (the swizzled private layout) and "Flat Scratch" (what
+//         FLAT_SCRATCH holds on gfx90a and on the architected-flat-scratch targets); see detail/mem_private.hpp.
 
 namespace asmevo::emu {
 namespace detail {
@@ -199,6 +202,25 @@ inline void vmem_addresses(const Wave& w, const Op& op, MemOp& m) noexcept {
     const std::uint32_t* hi = w.v[va.index + 1];
     for (unsigned l = 0; l < wave_lanes; ++l) m.addr[l] = (lo[l] | static_cast<std::uint64_t>(hi[l]) << 32) + off;
   }
+  // A flat lane in the private aperture reaches its wave's private memory through FLAT_SCRATCH, read at issue
+  // ([Usage] "Flat Scratch": the FLAT SCRATCH BASE of flat instructions that access the scratch aperture).
+  if constexpr (S == Seg::flat) m.aux[3] = w.s64(sc::flat_scratch);
+}
+
+/// A flat lane whose address is in the private aperture: the low 32 bits are the lane's private offset, mapped
+/// through the wave's private base (FLAT_SCRATCH, captured in m.aux[3]) in the swizzled layout ([Usage] "Memory
+/// Spaces" / Private; MI300 ISA §10 "Flat Memory Instructions": the private aperture). Copies `n` bytes between
+/// `buf` and the lane's private memory; false after stopping the run.
+template <bool Write>
+[[nodiscard]] inline bool flat_private(Wave& w, const MemOp& m, unsigned l, unsigned n, std::byte* buf, std::size_t& hint) {
+  if (!private_base_ok(w, *m.op, m.aux[3])) return false;
+  std::byte* slot = private_slot_ptr(w, m.aux[3], Write, hint);
+  return private_copy<Write>(w, *m.op, l, m.aux[3], slot, static_cast<std::int64_t>(m.addr[l] & 0xffffffffu), n, buf, hint);
+}
+template <Seg S>
+[[nodiscard]] inline bool is_private_lane(const Wave& w, const MemOp& m, unsigned l) noexcept {
+  if constexpr (S == Seg::flat) return static_cast<std::uint32_t>(m.addr[l] >> 32) == w.machine->private_aperture_hi;
+  return false;
 }
 
 template <Seg S>
@@ -212,6 +234,12 @@ inline void vload_done(Wave& w, MemOp& m) {
   const unsigned row = m.dst.first;
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    if (is_private_lane<S>(w, m, l)) {
+      alignas(8) std::byte buf[16];
+      if (!flat_private<false>(w, m, l, ld_bytes(K), buf, hint)) return;
+      put_load<K>(w, row, l, buf);
+      continue;
+    }
     bool lds = false;
     const std::byte* p = vmem_ptr<S>(w, *m.op, l, m.addr[l], ld_bytes(K), false, hint, lds);
     if (!p) return;
@@ -236,6 +264,12 @@ inline void vstore_done(Wave& w, MemOp& m) {
   std::size_t hint = Memory::npos;
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    if (is_private_lane<S>(w, m, l)) {
+      alignas(8) std::byte buf[16];
+      put_store<K>(m, l, buf);
+      if (!flat_private<true>(w, m, l, st_bytes(K), buf, hint)) return;
+      continue;
+    }
     bool lds = false;
     std::byte* p = vmem_ptr<S>(w, *m.op, l, m.addr[l], st_bytes(K), true, hint, lds);
     if (!p) return;
@@ -275,10 +309,20 @@ inline void vatomic_done(Wave& w, MemOp& m) {
   const AtomFp lds_mode = lds_fp(w.mode);
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    const std::uint64_t cmp = atom_has_cmp(A) ? data_value<B>(m, B / 4, l) : 0;
+    if (is_private_lane<S>(w, m, l)) {
+      // A flat atomic on private memory: read, apply, write back the lane's (swizzled) bytes. Float atomics use
+      // the memory (L2) rules, as for global memory.
+      alignas(8) std::byte buf[8];
+      if (!flat_private<false>(w, m, l, B, buf, hint)) return;
+      const std::uint64_t old = rmw<A, B>(buf, data_value<B>(m, 0, l), cmp, l2);
+      if (!flat_private<true>(w, m, l, B, buf, hint)) return;
+      put_return(w, m, l, old);
+      continue;
+    }
     bool lds = false;
     std::byte* p = vmem_ptr<S>(w, *m.op, l, m.addr[l], B, true, hint, lds);
     if (!p) return;
-    const std::uint64_t cmp = atom_has_cmp(A) ? data_value<B>(m, B / 4, l) : 0;
     const std::uint64_t old = rmw<A, B>(p, data_value<B>(m, 0, l), cmp, lds ? lds_mode : l2);
     put_return(w, m, l, old);
   }
@@ -298,6 +342,82 @@ inline void vatomic(Wave& w, const Op& op) {
 }
 
 // =============================================================================================================
+// Scratch (private) — FLAT-encoded, counter vm only and in order: a scratch access never touches LDS, so unlike
+// flat it does not count lgkm ([LLVM] SIInsertWaitcnts: only FLAT instructions that may access LDS count lgkmcnt;
+// the SCRATCH records carry VM_CNT alone).
+// =============================================================================================================
+
+/// Per-lane private offsets of a SCRATCH instruction: (vaddr ? VGPR[vaddr] : 0) + (saddr ? SGPR[saddr] : 0) +
+/// offset (13-bit signed on gfx9 [LLVM] FLATInstructions.td), covering the forms VADDR (vaddr, off), SADDR
+/// (off, saddr), SVS (vaddr, saddr; gfx940+) and ST (off, off; gfx940+) ([ISA] §10.1 "Scratch"). The private base
+/// is FLAT_SCRATCH, read at issue: the kernel's prologue sets it on gfx90a (Absolute flat scratch), the hardware
+/// at wave launch on gfx942/gfx950 (Architected flat scratch) ([Usage] "Flat Scratch"). m.addr holds the signed
+/// offsets (as two's complement), m.aux[3] the base.
+inline void scratch_offsets(const Wave& w, const Op& op, MemOp& m) noexcept {
+  std::int64_t common = sext(op.imm(Name::offset), 13);
+  if (op.has(Name::saddr)) common += static_cast<std::int64_t>(w.scalar32(op.at(Name::saddr)));
+  if (op.has(Name::vaddr)) {
+    const std::uint32_t* v = w.v[op.at(Name::vaddr).index];
+    for (unsigned l = 0; l < wave_lanes; ++l) m.addr[l] = static_cast<std::uint64_t>(common + static_cast<std::int64_t>(v[l]));
+  } else {
+    for (unsigned l = 0; l < wave_lanes; ++l) m.addr[l] = static_cast<std::uint64_t>(common);
+  }
+  m.aux[3] = w.s64(sc::flat_scratch);
+}
+
+template <Ld K>
+inline void scratch_load_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  if (!m.exec) return;
+  if (!private_base_ok(w, *m.op, m.aux[3])) return;
+  std::byte* slot = private_slot_ptr(w, m.aux[3], false, hint);
+  const unsigned row = m.dst.first;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    alignas(8) std::byte buf[16];
+    if (!private_copy<false>(w, *m.op, l, m.aux[3], slot, static_cast<std::int64_t>(m.addr[l]), ld_bytes(K), buf, hint)) return;
+    put_load<K>(w, row, l, buf);
+  }
+}
+
+/// scratch_load_*: lanes in EXEC read their private memory at completion into vdst.
+template <Ld K>
+inline void scratch_load(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::vdst);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
+  m.exec = w.exec();
+  scratch_offsets(w, op, m);
+  m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(ld_dwords(K))};
+  m.complete = &scratch_load_done<K>;
+  issue(w);
+}
+
+template <St K>
+inline void scratch_store_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  if (!m.exec) return;
+  if (!private_base_ok(w, *m.op, m.aux[3])) return;
+  std::byte* slot = private_slot_ptr(w, m.aux[3], true, hint);
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    alignas(8) std::byte buf[16];
+    put_store<K>(m, l, buf);
+    if (!private_copy<true>(w, *m.op, l, m.aux[3], slot, static_cast<std::int64_t>(m.addr[l]), st_bytes(K), buf, hint)) return;
+  }
+}
+
+/// scratch_store_*: the data is read from vdata at issue.
+template <St K>
+inline void scratch_store(Wave& w, const Op& op) {
+  MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
+  m.exec = w.exec();
+  scratch_offsets(w, op, m);
+  capture(w, op.at(Name::vdata), m, st_dwords(K));
+  m.complete = &scratch_store_done<K>;
+  issue(w);
+}
+
+// =============================================================================================================
 // MUBUF buffer instructions — counter vm, in order.
 // =============================================================================================================
 
@@ -310,6 +430,8 @@ struct Vsharp {
   std::uint32_t dst_sel_x = 0;    ///< bits 98:96
   std::uint32_t num_format = 0;   ///< bits 110:108
   std::uint32_t data_format = 0;  ///< bits 114:111
+  std::uint32_t element_size = 0; ///< bits 116:115: 2 << n bytes (swizzled addressing)
+  std::uint32_t index_stride = 0; ///< bits 118:117: 8 << n records (swizzled addressing)
   bool add_tid = false;           ///< bit 119
 };
 
@@ -323,6 +445,8 @@ struct Vsharp {
   v.dst_sel_x = r[3] & 7u;
   v.num_format = (r[3] >> 12) & 7u;
   v.data_format = (r[3] >> 15) & 15u;
+  v.element_size = (r[3] >> 19) & 3u;
+  v.index_stride = (r[3] >> 21) & 3u;
   v.add_tid = (r[3] >> 23) & 1;
   return v;
 }
@@ -348,8 +472,10 @@ struct BufMode {
   };
   if (op.info && op.info->has(isa::prop::lds_dma)) return stop("loads into LDS (lds) are not implemented");
   if (op.imm(Name::swz)) return stop("the swz bit is not implemented");
-  if (v.swizzle) return stop("swizzled buffer resources (V# swizzle_enable) are not implemented");
-  if (v.add_tid) return stop("buffer resources with add_tid_enable are not implemented");
+  if (v.add_tid && (b.idxen || (v.swizzle && v.index_stride != 3)))
+    return stop("an add_tid_enable resource indexed past its index stride (idxen, or index_stride < 64): the "
+                "emulator does not model how such a resource's stride combines with the thread id");
+  if (v.swizzle || v.add_tid) return true;  // range checked by buffer_addresses_swizzled
   if (b.idxen && v.stride == 0)
     return stop("an index-enabled access to a resource with stride 0: the ISA's range check does not cover it");
   return true;
@@ -388,6 +514,132 @@ inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const
   return k == 0 || m.aux[2] == 0 || m.addr[l] - m.aux[0] + 4 * k < m.aux[1];
 }
 
+/// Addresses of a resource with swizzle_enable or add_tid_enable, decided at issue ([ISA] §9.1.5 "Buffer
+/// Addressing" and "Swizzled Buffer Addressing"):
+///   index  = (idxen ? VGPR index : 0) + (add_tid_enable ? lane id : 0)
+///   offset = (offen ? VGPR offset : 0) + inst_offset
+///   swizzled: index_msb = index / index_stride, index_lsb = index % index_stride, offset_msb = offset / element_size,
+///             offset_lsb = offset % element_size,
+///             buffer_offset = (index_msb * stride + offset_msb * element_size) * index_stride
+///                             + index_lsb * element_size + offset_lsb
+///   linear:   buffer_offset = offset + index * stride
+///   address = base + soffset + buffer_offset.
+/// "Swizzled addressing also requires Dword-aligned accesses" ([ISA] §9.1.5): an access must lie inside one
+/// element, except dword-aligned multi-dword accesses with 4-byte elements, whose dword k lies element_size *
+/// index_stride bytes after dword 0 (component offset + 4k; the private segment's layout, AMDGPUUsage "Memory
+/// Spaces"); other shapes stop as unsupported. Range checking per dword component k, on offset_k = offset + 4k
+/// ([ISA] §9.1.5 "Range Checking"; soffset is never part of the test): with stride 0 (the raw case, which includes
+/// the runtime's scratch V#) out of range when offset_k >= num_records; with stride != 0 out of range when
+/// index >= num_records or offset_k >= stride. m.addr = address of component 0, m.mask = lanes in range for
+/// component 0, m.aux[0] = byte step between components, m.aux[1..3] = lanes in range for components 1..3.
+[[nodiscard]] inline bool buffer_addresses_swizzled(Wave& w, const Op& op, const Vsharp& v, const BufMode& b,
+                                                    unsigned bytes, bool write, MemOp& m) {
+  const std::uint64_t origin = v.base + w.scalar32(op.at(Name::soffset));
+  const std::uint64_t ioff = op.imm(Name::offset) & 0xfffu;
+  const Slot& va = op.at(Name::vaddr);
+  const std::uint64_t es = 2ull << v.element_size, is = 8ull << v.index_stride;
+  const unsigned ncomp = bytes <= 4 ? 1 : bytes / 4;
+  const bool split = v.swizzle && es == 4 && bytes > 4;
+  m.aux[0] = v.swizzle ? (split ? es * is : 4) : 4;
+  m.aux[1] = m.aux[2] = m.aux[3] = 0;
+  LaneMask in0 = 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const std::uint64_t index = (b.idxen ? w.v[va.index][l] : 0u) + (v.add_tid ? l : 0u);
+    const std::uint64_t off = ioff + (b.offen ? w.v[va.index + (b.idxen ? 1 : 0)][l] : 0u);
+    std::uint64_t boff = off + index * v.stride;
+    if (v.swizzle) {
+      const std::uint64_t r = off % es;
+      if (((m.exec >> l) & 1) && (split ? (off % 4) != 0 : r + bytes > es)) {
+        w.stop_with(Stop::Kind::unsupported, op,
+                    std::string(op.mnemonic()) + ": lane " + std::to_string(l) + " accesses " + std::to_string(bytes) +
+                        " byte(s) at offset " + std::to_string(off) + " of a swizzled buffer with " + std::to_string(es) +
+                        "-byte elements, crossing an element (the ISA requires dword-aligned swizzled accesses)",
+                    static_cast<std::int32_t>(l));
+        return false;
+      }
+      boff = ((index / is) * v.stride + (off / es) * es) * is + (index % is) * es + r;
+    }
+    m.addr[l] = origin + boff;
+    // A scratch V# (add_tid): a lane past its private segment is reported in private terms (lane, offset, size).
+    if (v.add_tid && ((m.exec >> l) & 1) && !private_lane_ok(w, op, l, m.addr[l] + (ncomp - 1) * m.aux[0], std::min(bytes, 4u), write))
+      return false;
+    for (unsigned k = 0; k < ncomp; ++k) {
+      const std::uint64_t ok_off = off + 4 * k;
+      const bool ok = v.stride == 0 ? ok_off < v.num_records : (index < v.num_records && ok_off < v.stride);
+      if (k == 0) in0 |= static_cast<LaneMask>(ok) << l;
+      else m.aux[k] |= static_cast<std::uint64_t>(ok) << l;
+    }
+  }
+  m.mask = in0 & m.exec;
+  return true;
+}
+
+/// Drops the op most recently begun (an instruction that stopped the run before issuing it).
+inline void abandon_memop(Wave& w) {
+  w.free_ops.push_back(std::move(w.queue.back()));
+  w.queue.pop_back();
+}
+
+[[nodiscard]] inline bool swz_component_in(const MemOp& m, unsigned l, unsigned k) noexcept {
+  return ((k == 0 ? m.mask : m.aux[k]) >> l) & 1;
+}
+
+/// Host pointer of a swizzled/add_tid buffer access: private slots of other waves (and overruns of this wave's) are
+/// faults named in private terms (detail/mem_private.hpp); everything else follows the ordinary memory rules.
+[[nodiscard]] inline std::byte* swz_ptr(Wave& w, const Op& op, unsigned l, std::uint64_t a, unsigned size, bool write,
+                                        std::size_t& hint) {
+  if (!private_address_ok(w, op, l, a, size, write)) return nullptr;
+  return global_ptr(w, op, l, a, size, write, hint);
+}
+
+template <Ld K>
+inline void bload_swz_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  const unsigned row = m.dst.first;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    if constexpr (ld_bytes(K) <= 4) {
+      const std::byte* p = nullptr;  // out of range reads 0
+      if ((m.mask >> l) & 1) {
+        p = swz_ptr(w, *m.op, l, m.addr[l], ld_bytes(K), false, hint);
+        if (!p) return;
+      }
+      put_load<K>(w, row, l, p);
+    } else {
+      for (unsigned k = 0; k < ld_dwords(K); ++k) {
+        std::uint32_t x = 0;
+        if (swz_component_in(m, l, k)) {
+          const std::byte* p = swz_ptr(w, *m.op, l, m.addr[l] + k * m.aux[0], 4, false, hint);
+          if (!p) return;
+          std::memcpy(&x, p, 4);
+        }
+        w.v[row + k][l] = x;
+      }
+    }
+  }
+}
+
+template <St K>
+inline void bstore_swz_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    if constexpr (st_bytes(K) <= 4) {
+      if (!((m.mask >> l) & 1)) continue;
+      std::byte* p = swz_ptr(w, *m.op, l, m.addr[l], st_bytes(K), true, hint);
+      if (!p) return;
+      put_store<K>(m, l, p);
+    } else {
+      for (unsigned k = 0; k < st_dwords(K); ++k) {
+        if (!swz_component_in(m, l, k)) continue;  // out-of-range components are not written
+        std::byte* p = swz_ptr(w, *m.op, l, m.addr[l] + k * m.aux[0], 4, true, hint);
+        if (!p) return;
+        std::memcpy(p, &m.data[k][l], 4);
+      }
+    }
+  }
+}
+
 template <Ld K>
 inline void bload_done(Wave& w, MemOp& m) {
   std::size_t hint = Memory::npos;
@@ -424,9 +676,14 @@ inline void bload(Wave& w, const Op& op) {
   const Slot& d = op.at(Name::vdata);
   MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
   m.exec = w.exec();
-  buffer_addresses(w, op, v, b, m);
+  if (v.swizzle || v.add_tid) {
+    if (!buffer_addresses_swizzled(w, op, v, b, ld_bytes(K), false, m)) { abandon_memop(w); return; }
+    m.complete = &bload_swz_done<K>;
+  } else {
+    buffer_addresses(w, op, v, b, m);
+    m.complete = &bload_done<K>;
+  }
   m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(ld_dwords(K))};
-  m.complete = &bload_done<K>;
   issue(w);
 }
 
@@ -475,9 +732,14 @@ inline void bstore(Wave& w, const Op& op) {
   if (!buffer_supported(w, op, v, b)) return;
   MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
   m.exec = w.exec();
-  buffer_addresses(w, op, v, b, m);
+  if (v.swizzle || v.add_tid) {
+    if (!buffer_addresses_swizzled(w, op, v, b, st_bytes(K), true, m)) { abandon_memop(w); return; }
+    m.complete = &bstore_swz_done<K>;
+  } else {
+    buffer_addresses(w, op, v, b, m);
+    m.complete = &bstore_done<K>;
+  }
   capture(w, op.at(Name::vdata), m, st_dwords(K));
-  m.complete = &bstore_done<K>;
   issue(w);
 }
 
@@ -498,6 +760,38 @@ inline void batomic_done(Wave& w, MemOp& m) {
   }
 }
 
+/// A swizzled/add_tid buffer atomic: in range only when every dword is (all or nothing, [ISA] §9.1.5 note 3); a
+/// 64-bit atomic on 4-byte elements reads, applies and writes back its two dwords, which lie aux[0] bytes apart.
+template <Atom A, unsigned B>
+inline void batomic_swz_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  const AtomFp l2 = l2_fp(w.machine->target == Target::gfx90a);
+  const LaneMask in = B == 8 ? (m.mask & m.aux[1]) : m.mask;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    std::uint64_t old = 0;  // an out-of-range atomic is dropped and returns 0
+    if ((in >> l) & 1) {
+      const std::uint64_t cmp = atom_has_cmp(A) ? data_value<B>(m, B / 4, l) : 0;
+      if (B == 4 || m.aux[0] == 4) {
+        std::byte* p = swz_ptr(w, *m.op, l, m.addr[l], B, true, hint);
+        if (!p) return;
+        old = rmw<A, B>(p, data_value<B>(m, 0, l), cmp, l2);
+      } else {
+        std::byte* p0 = swz_ptr(w, *m.op, l, m.addr[l], 4, true, hint);
+        std::byte* p1 = p0 ? swz_ptr(w, *m.op, l, m.addr[l] + m.aux[0], 4, true, hint) : nullptr;
+        if (!p1) return;
+        alignas(8) std::byte buf[8];
+        std::memcpy(buf, p0, 4);
+        std::memcpy(buf + 4, p1, 4);
+        old = rmw<A, B>(buf, data_value<B>(m, 0, l), cmp, l2);
+        std::memcpy(p0, buf, 4);
+        std::memcpy(p1, buf + 4, 4);
+      }
+    }
+    put_return(w, m, l, old);
+  }
+}
+
 /// buffer_atomic_*: vdata = {src} or {src, cmp}; with glc/sc0 the pre-op value returns to vdata ([ISA] §9.1.3
 /// "Atomics with Return"). Atomics are range-checked all or nothing (§9.1.5 note 3).
 template <Atom A, unsigned B>
@@ -508,6 +802,14 @@ inline void batomic(Wave& w, const Op& op) {
   const Slot& d = op.at(Name::vdata);
   MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
   m.exec = w.exec();
+  if (v.swizzle || v.add_tid) {
+    if (!buffer_addresses_swizzled(w, op, v, b, B, true, m)) { abandon_memop(w); return; }
+    capture(w, d, m, (atom_has_cmp(A) ? 2 : 1) * B / 4);
+    if (op.imm(Name::cpol) & 1) m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(B / 4)};
+    m.complete = &batomic_swz_done<A, B>;
+    issue(w);
+    return;
+  }
   buffer_addresses(w, op, v, b, m);
   capture(w, d, m, (atom_has_cmp(A) ? 2 : 1) * B / 4);
   if (op.imm(Name::cpol) & 1) m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(B / 4)};
@@ -892,6 +1194,30 @@ inline constexpr Semantics mem_table[] = {
     {"flat_atomic_min_f64", vatomic<Seg::flat, Atom::min_f64, 8>, mem_exact},
     {"flat_atomic_max_f64", vatomic<Seg::flat, Atom::max_f64, 8>, mem_exact},
 
+    // ---- SCRATCH (private memory; all address forms: VADDR, SADDR, SVS, ST) ----
+    {"scratch_load_ubyte", scratch_load<Ld::u8>, mem_exact},
+    {"scratch_load_sbyte", scratch_load<Ld::i8>, mem_exact},
+    {"scratch_load_ushort", scratch_load<Ld::u16>, mem_exact},
+    {"scratch_load_sshort", scratch_load<Ld::i16>, mem_exact},
+    {"scratch_load_dword", scratch_load<Ld::b32>, mem_exact},
+    {"scratch_load_dwordx2", scratch_load<Ld::b64>, mem_exact},
+    {"scratch_load_dwordx3", scratch_load<Ld::b96>, mem_exact},
+    {"scratch_load_dwordx4", scratch_load<Ld::b128>, mem_exact},
+    {"scratch_load_ubyte_d16", scratch_load<Ld::u8_d16>, mem_exact},
+    {"scratch_load_ubyte_d16_hi", scratch_load<Ld::u8_d16_hi>, mem_exact},
+    {"scratch_load_sbyte_d16", scratch_load<Ld::i8_d16>, mem_exact},
+    {"scratch_load_sbyte_d16_hi", scratch_load<Ld::i8_d16_hi>, mem_exact},
+    {"scratch_load_short_d16", scratch_load<Ld::b16_d16>, mem_exact},
+    {"scratch_load_short_d16_hi", scratch_load<Ld::b16_d16_hi>, mem_exact},
+    {"scratch_store_byte", scratch_store<St::b8>, mem_exact},
+    {"scratch_store_byte_d16_hi", scratch_store<St::b8_hi>, mem_exact},
+    {"scratch_store_short", scratch_store<St::b16>, mem_exact},
+    {"scratch_store_short_d16_hi", scratch_store<St::b16_hi>, mem_exact},
+    {"scratch_store_dword", scratch_store<St::b32>, mem_exact},
+    {"scratch_store_dwordx2", scratch_store<St::b64>, mem_exact},
+    {"scratch_store_dwordx3", scratch_store<St::b96>, mem_exact},
+    {"scratch_store_dwordx4", scratch_store<St::b128>, mem_exact},
+
     // ---- MUBUF ----
     {"buffer_load_ubyte", bload<Ld::u8>, mem_exact},
     {"buffer_load_sbyte", bload<Ld::i8>, mem_exact},
@@ -1068,7 +1394,7 @@ inline constexpr Semantics mem_table[] = {
 
 }  // namespace detail
 
-/// The memory instructions' semantics (see the table above for the list; scratch_*, s_scratch_*, s_buffer_atomic_*,
+/// The memory instructions' semantics (see the table above for the list; scratch_load_lds_*, s_scratch_*, s_buffer_atomic_*,
 /// tbuffer_*, the other buffer format ops, LDS-DMA loads, ds_read_addtid/ds_write_addtid, ds_condxchg32, GWS and
 /// ds_append/consume are not implemented and stop the run as unsupported).
 [[nodiscard]] inline std::span<const Semantics> mem_semantics() { return detail::mem_table; }

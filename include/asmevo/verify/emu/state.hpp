@@ -215,7 +215,16 @@ struct Wave {
   }
   /// Reads a scalar-valued source as 64 bits (a register pair, or a 64-bit constant).
   [[nodiscard]] std::uint64_t scalar64(const Slot& x) const noexcept {
-    if (x.kind == Slot::Kind::scalar) return s64(x.index);
+    if (x.kind == Slot::Kind::scalar) {
+      // The aperture sources read as 64 bits give an address: base = {0, aperture_hi}, limit = {~0, aperture_hi}
+      // (LLVM SIISelLowering getSegmentAperture reads src_shared_base / src_private_base with s_mov_b64 and uses
+      // the high half); read as 32 bits they give aperture_hi.
+      if (x.index >= sc::shared_base && x.index <= sc::private_limit) {
+        const bool limit = x.index == sc::shared_limit || x.index == sc::private_limit;
+        return static_cast<std::uint64_t>(s[x.index]) << 32 | (limit ? 0xffffffffull : 0);
+      }
+      return s64(x.index);
+    }
     if (x.kind == Slot::Kind::constant) return x.value;
     return scalar32(x);
   }

@@ -75,8 +75,10 @@ enum class Seg : std::uint8_t { global, flat };
 
 /// Host pointer of a FLAT access: the aperture (high 32 bits of the address) selects LDS (offset = low 32 bits),
 /// private memory, or global memory (MI300 ISA §10 "Flat Memory Instructions": apertures from SH_MEM_BASES).
-/// Private memory is not emulated yet: such an access stops the run as unsupported. `lds` tells the caller which
-/// memory answered (float atomics follow different denormal rules there).
+/// Private-aperture lanes are handled by the callers before they get here (sem_mem.hpp, through
+/// detail/mem_private.hpp: a lane's private dwords are not contiguous, so there is no single host pointer); a private
+/// address reaching this function stops the run as unsupported. `lds` tells the caller which memory answered (float
+/// atomics follow different denormal rules there).
 [[nodiscard]] inline std::byte* flat_ptr(Wave& w, const Op& op, unsigned lane, std::uint64_t addr, std::uint64_t size,
                                          bool write, std::size_t& hint, bool& lds) {
   const auto hi = static_cast<std::uint32_t>(addr >> 32);
@@ -85,7 +87,7 @@ enum class Seg : std::uint8_t { global, flat };
   if (hi == w.machine->private_aperture_hi) {
     w.stop_with(Stop::Kind::unsupported, op,
                 std::string(op.mnemonic()) + ": lane " + std::to_string(lane) + " address " + hex64(addr) +
-                    " is in the private (scratch) aperture; the emulator has no private memory yet",
+                    " is in the private (scratch) aperture, which this access path does not handle",
                 static_cast<std::int32_t>(lane), addr);
     return nullptr;
   }

@@ -25,23 +25,14 @@ inline u16 H16(double d) { return fp::f64_to_f16(d); }
 /// The exact a*b+c of f32-representable a, b, c rounded once to f16: a*b is exact in f64 (48-bit product); the sum
 /// is done with TwoSum and rounded to odd, which keeps enough information for a correct second rounding to 11 bits
 /// (Boldo & Melquiond, "When double rounding is odd", 2005).
-inline u16 fma_to_f16(double a, double b, double c) {
-  const double p = a * b;
-  const double s = p + c;
-  if (!std::isfinite(s)) return H16(s);
-  const double bp = s - c;
-  const double err = (p - bp) + (c - (s - bp));
-  // round to odd: an inexact sum with an even last bit moves one ulp toward the exact value
-  if (err != 0.0 && (B64(s) & 1u) == 0) return H16(std::nextafter(s, err > 0.0 ? HUGE_VAL : -HUGE_VAL));
-  return H16(s);
-}
+inline u16 fma_to_f16(double a, double b, double c) { return H16(fp::add_round_odd(a * b, c)); }
 
 // ---- f32 arithmetic --------------------------------------------------------------------------------------------
 inline u32 add_f32(u32 a, u32 b, u32) { return B(F(a) + F(b)); }
 inline u32 sub_f32(u32 a, u32 b, u32) { return B(F(a) - F(b)); }
 inline u32 subrev_f32(u32 a, u32 b, u32) { return B(F(b) - F(a)); }
 inline u32 mul_f32(u32 a, u32 b, u32) { return B(F(a) * F(b)); }
-inline u32 fma_f32(u32 a, u32 b, u32 c) { return B(std::fma(F(a), F(b), F(c))); }
+inline u32 fma_f32(u32 a, u32 b, u32 c) { return B(fp::fma_f32(F(a), F(b), F(c))); }
 /// v_mad_f32 / v_mac_f32 / v_madak / v_madmk (gfx90a): multiply rounded, then add rounded (not fused); these
 /// opcodes do not support denormals (LLVM SIISelLowering: "v_mad_f32/v_mac_f32 do not support denormals"), so the
 /// handler flushes inputs and the result; the product is flushed here.

@@ -416,7 +416,8 @@ inline void fma_mix(Wave& w, const Op& op) {
   const unsigned nlo = static_cast<unsigned>(op.imm(Name::neg_lo));
   const unsigned nhi = static_cast<unsigned>(op.imm(Name::neg_hi));
   static constexpr Name names[3] = {Name::src0, Name::src1, Name::src2};
-  alignas(64) u32 v[3][wave_lanes];  // f32 bits of each operand after modifiers
+  alignas(64) u32 buf[3][wave_lanes];  // f32 bits of each operand after modifiers (when they differ from the row)
+  const u32* v[3];
   for (unsigned i = 0; i < 3; ++i) {
     const Slot& s = op.at(names[i]);
     // The VOP3P encoding stores neg in neg_lo and abs in neg_hi for the mix ops (LLVM VOP3PInstructions.td
@@ -424,18 +425,20 @@ inline void fma_mix(Wave& w, const Op& op) {
     const unsigned mods = s.mods | (((nlo >> i) & 1u) ? 1u : 0u) | (((nhi >> i) & 1u) ? 2u : 0u);
     alignas(64) u32 t[wave_lanes];
     const u32* p = w.lanes(s, t);
-    const bool is_f16 = (selhi >> i) & 1u;
-    const unsigned sh = ((sel >> i) & 1u) * 16;
-    for (unsigned l = 0; l < wave_lanes; ++l) {
-      u32 x;
-      if (is_f16) {
+    u32* out = buf[i];
+    if ((selhi >> i) & 1u) {  // an f16 half, converted exactly
+      const unsigned sh = ((sel >> i) & 1u) * 16;
+      for (unsigned l = 0; l < wave_lanes; ++l) {
         u16 h = static_cast<u16>(p[l] >> sh);
         if (!env.in16) h = flush(h);
-        x = fp::bits(fp::f16_to_f32(h));
-      } else {
-        x = env.in32 ? p[l] : flush(p[l]);
+        out[l] = apply_mods(fp::bits(fp::f16_to_f32(h)), mods);
       }
-      v[i][l] = apply_mods(x, mods);
+      v[i] = out;
+    } else if (mods == 0 && env.in32) {  // the register as it is
+      v[i] = p == t ? (std::memcpy(out, t, sizeof t), out) : p;
+    } else {
+      for (unsigned l = 0; l < wave_lanes; ++l) out[l] = apply_mods(env.in32 ? p[l] : flush(p[l]), mods);
+      v[i] = out;
     }
   }
   const bool clamp = op.imm(Name::clamp) != 0;
@@ -447,12 +450,18 @@ inline void fma_mix(Wave& w, const Op& op) {
     if (vdst(op).kind == Slot::Kind::vgpr) store32(w, vdst(op).index, r, w.exec());
   } else {
     alignas(64) u16 r[wave_lanes];
-    alignas(64) u16 q[3][wave_lanes];  // NaN operands narrowed for the [NAN] rule
+    bool any_nan = false;
     for (unsigned l = 0; l < wave_lanes; ++l) {
       r[l] = ops::fma_to_f16(fp::f32(v[0][l]), fp::f32(v[1][l]), fp::f32(v[2][l]));
-      for (unsigned i = 0; i < 3; ++i) q[i][l] = fp::is_nan_f32(v[i][l]) ? fp::f32_to_f16(fp::f32(v[i][l])) : u16{0};
+      any_nan |= fp::is_nan_f16(r[l]);
     }
-    fix_nans<true, true, true>(r, q[0], q[1], q[2]);
+    if (any_nan) {  // [NAN] on the f16 result: the NaN operands narrowed to f16
+      alignas(64) u16 q[3][wave_lanes];
+      for (unsigned i = 0; i < 3; ++i)
+        for (unsigned l = 0; l < wave_lanes; ++l)
+          q[i][l] = fp::is_nan_f32(v[i][l]) ? fp::f32_to_f16(fp::f32(v[i][l])) : u16{0};
+      fix_nans<true, true, true>(r, q[0], q[1], q[2]);
+    }
     post_float<T::f16>(r, 0, clamp, !env.out16, env.dx10);
     if (vdst(op).kind == Slot::Kind::vgpr) store16(w, vdst(op).index, r, w.exec(), Out == 2, true);
   }
