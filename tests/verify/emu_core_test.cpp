@@ -1,6 +1,11 @@
 // Tests of the emulator core: decoding, the scheduler, barriers and stop reasons (semantics have their own tests).
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "asmevo/verify/emu/fp.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {
@@ -38,6 +43,124 @@ TEST(EmuCore, DecodeResolvesLabelsAndDefaults) {
   EXPECT_EQ(ops[3].at(Name::src2).kind, Slot::Kind::scalar);
   EXPECT_EQ(ops[3].at(Name::src2).index, sc::vcc);
   EXPECT_EQ(ops[4].imm(Name::op_sel_hi), 7u);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace asmevo;
+using namespace asmevo::emu;
+
+/// Runs `text` with adversarial completion under `seed`, with s[0:1] pointing at a 256-byte region of known dwords.
+std::unique_ptr<test::Snippet> smem_snippet(const std::string& text, std::uint64_t seed) {
+  RunOptions o;
+  o.seed = seed;
+  o.completion = Completion::adversarial;
+  auto s = test::make_snippet(text, Target::gfx942, 1, 65536, o);
+  if (!s) return s;
+  const std::size_t r = s->machine.memory.map("buf", 256, true);
+  for (std::size_t i = 0; i < 64; ++i) {
+    const std::uint32_t v = 1000 + static_cast<std::uint32_t>(i);
+    std::memcpy(s->machine.memory.region(r).bytes.data() + 4 * i, &v, 4);
+  }
+  s->wave().set_s64(0, s->machine.memory.region(r).base);
+  return s;
+}
+
+// Two scalar loads may return in either order (MI300 ISA §4.4), so lgkmcnt(1) guarantees neither: reading the first
+// one's result is a violation under every seed, not just under the seeds whose order happens to expose it.
+TEST(EmuScoreboard, LgkmcntAboveZeroGuaranteesNoScalarLoad) {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    auto s = smem_snippet("\ts_load_dword s4, s[0:1], 0x0\n\ts_load_dword s5, s[0:1], 0x4\n"
+                          "\ts_waitcnt lgkmcnt(1)\n\ts_mov_b32 s6, s4", seed);
+    ASSERT_TRUE(s);
+    const Stop& st = s->run();
+    EXPECT_EQ(st.kind, Stop::Kind::waitcnt) << "seed " << seed << ": " << st.message;
+    EXPECT_EQ(st.inst.value, 3u) << st.message;
+    EXPECT_TRUE(st.has_other);
+    EXPECT_EQ(st.other.value, 0u) << st.message;  // the first s_load
+  }
+  // lgkmcnt(0) makes both safe, under every seed.
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    auto s = smem_snippet("\ts_load_dword s4, s[0:1], 0x0\n\ts_load_dword s5, s[0:1], 0x4\n"
+                          "\ts_waitcnt lgkmcnt(1)\n\ts_waitcnt lgkmcnt(0)\n\ts_add_u32 s6, s4, s5", seed);
+    ASSERT_TRUE(s);
+    const Stop& st = s->run();
+    EXPECT_EQ(st.kind, Stop::Kind::none) << st.message;
+    EXPECT_EQ(s->wave().s[6], 1000u + 1001u);
+  }
+}
+
+// s_movrels reads an SGPR chosen at run time (base + m0): it is checked against outstanding loads like any operand.
+TEST(EmuScoreboard, MovrelsChecksTheRegisterItReads) {
+  auto s = smem_snippet("\ts_mov_b32 m0, 2\n\ts_load_dword s6, s[0:1], 0x0\n\ts_movrels_b32 s7, s4", 1);
+  ASSERT_TRUE(s);
+  const Stop& st = s->run();
+  EXPECT_EQ(st.kind, Stop::Kind::waitcnt) << st.message;
+  EXPECT_EQ(st.inst.value, 2u);
+  EXPECT_NE(st.message.find("s6"), std::string::npos) << st.message;
+}
+
+// `bound_ctrl:0` is LLVM's legacy spelling of BOUND_CTRL = 1 on gfx9 (llvm-mc-22 encodes it like bound_ctrl:1): a lane
+// whose DPP source is out of range gets 0, not its old value.
+TEST(EmuDpp, BoundCtrlZeroSpellingWritesZero) {
+  for (const char* spelling : {"bound_ctrl:0", "bound_ctrl:1"}) {
+    auto s = test::make_snippet(std::string("\tv_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf ") + spelling);
+    ASSERT_TRUE(s);
+    for (unsigned l = 0; l < 64; ++l) {
+      s->wave().row(0)[l] = 777;
+      s->wave().row(1)[l] = 100 + l;
+    }
+    ASSERT_EQ(s->run().kind, Stop::Kind::none);
+    for (unsigned l = 0; l < 64; ++l) {
+      const std::uint32_t want = (l % 16 == 0) ? 0u : 100u + l - 1;  // row_shr:1: lane 0 of each row has no source
+      EXPECT_EQ(s->wave().row(0)[l], want) << spelling << " lane " << l;
+    }
+  }
+}
+
+// An SDWA op whose addend is vdst (v_pk_fmac_f16: src2 tied to vdst; the only such SDWA form on gfx9) adds the old
+// vdst, then places the result by dst_sel: WORD_1 takes the low half of the packed result.
+TEST(EmuSdwa, MacReadsTheOldDestinationAsAddend) {
+  auto s = test::make_snippet("\tv_pk_fmac_f16_sdwa v0, v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE", Target::gfx90a);
+  ASSERT_TRUE(s);
+  auto h = [](float f) { return static_cast<std::uint32_t>(fp::f32_to_f16(f)); };  // small exact values only
+  for (unsigned l = 0; l < 64; ++l) {
+    s->wave().row(0)[l] = h(1.0f + static_cast<float>(l % 4)) | h(3.0f) << 16;
+    s->wave().row(1)[l] = h(2.0f) | h(2.0f) << 16;
+    s->wave().row(2)[l] = h(0.25f * static_cast<float>(l % 8)) | h(1.0f) << 16;
+  }
+  const auto old = std::vector<std::uint32_t>(s->wave().row(0), s->wave().row(0) + 64);
+  const Stop& st = s->run();
+  ASSERT_EQ(st.kind, Stop::Kind::none) << st.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    const std::uint32_t lo = h(2.0f * 0.25f * static_cast<float>(l % 8) + 1.0f + static_cast<float>(l % 4));  // exact
+    EXPECT_EQ(s->wave().row(0)[l], (old[l] & 0xffffu) | lo << 16) << "lane " << l;
+  }
+}
+
+// v_pk_fmac_f16's VOP3 form accepts abs/neg and omod whose packed meaning the ISA does not define: refused, not guessed.
+TEST(EmuValu, PackedFmacModifiersAreRefused) {
+  for (const char* text : {"\tv_pk_fmac_f16_e64 v0, -v1, v2", "\tv_pk_fmac_f16_e64 v0, v1, v2 mul:2"}) {
+    auto s = test::make_snippet(text, Target::gfx90a);
+    ASSERT_TRUE(s) << text;
+    const Stop& st = s->run();
+    EXPECT_EQ(st.kind, Stop::Kind::unsupported) << text << ": " << st.message;
+  }
+}
+
+// Code and read-only data of a code-object image: mapped, readable, never writable.
+TEST(EmuMemory, ReadOnlyPartOfAWritableRegion) {
+  Memory m;
+  const std::size_t r = m.map("the code object image", 4096, true);
+  m.region(r).read_only_end = 1024;
+  const std::uint64_t b = m.region(r).base;
+  EXPECT_NE(m.translate(b + 16, 4, false), nullptr);
+  EXPECT_EQ(m.translate(b + 16, 4, true), nullptr);
+  EXPECT_EQ(m.translate(b + 1022, 4, true), nullptr);
+  EXPECT_NE(m.translate(b + 1024, 4, true), nullptr);
+  EXPECT_NE(m.describe(b + 16, 4, true).find("read-only"), std::string::npos) << m.describe(b + 16, 4, true);
 }
 
 }  // namespace

@@ -238,6 +238,14 @@ TEST_F(EmulateCli, BadInputExitsTwo) {
   r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(short_args));
   EXPECT_EQ(r.code, 2) << r.out;
 
+  // A grid of more workgroups than one launch can hold (the product overflows 64 bits): bad input, not a crash.
+  const auto huge = write(dir / "in" / "huge.json", R"({"kernel": "saxpy", "grid": [4294967295, 4294967295, 4294967295],
+      "block": [1], "args": [{"scalar": {"type": "f32", "value": 1}}, {"buffer": {"dtype": "f32", "count": 10}},
+               {"buffer": {"dtype": "f32", "count": 10}}, {"scalar": {"type": "i32", "value": 10}}]})");
+  r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(huge));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("workgroups"), std::string::npos) << r.out;
+
   // A kernel the object does not hold: the message lists the ones it has.
   const auto nokernel = write(dir / "in" / "nok.json", R"({"kernel": "saxpi", "grid": [1], "args": []})");
   r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(nokernel));
@@ -276,6 +284,8 @@ TEST_F(EmulateCli, DumpNeverOverwritesAnInput) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("overwrite"), std::string::npos) << r.out;
   EXPECT_EQ(slurp(dir / "in" / "arg1.bin"), before);
+  // Refused before the run: not even the other buffers' dumps were written.
+  EXPECT_FALSE(fs::exists(dir / "in" / "arg2.bin"));
 
   // The launch spec itself named arg2.bin.
   fs::create_directories(dir / "s2");

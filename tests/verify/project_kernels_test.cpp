@@ -792,8 +792,8 @@ TEST(ProjectKernelsNegative, OutOfBoundsStoreIsAFault) {
   }
 }
 
-// An LDS store moved out of the workgroup's allocation (block_sum's first ds_write given offset 0xff00; the kernel
-// has 1 KiB of LDS): a fault naming the store, a lane and the LDS offset.
+// An LDS store moved out of the workgroup's allocation (block_sum's first ds_write given offset 1024, just past the
+// kernel's 1 KiB of LDS): a fault naming the store, a lane and the LDS offset.
 TEST(ProjectKernelsNegative, OutOfRangeLdsStoreIsAFault) {
   for (const auto& t : targets()) {
     SCOPED_TRACE(t);
@@ -811,7 +811,9 @@ TEST(ProjectKernelsNegative, OutOfRangeLdsStoreIsAFault) {
     while (k < ops.size() && ops[k].name != "offset") ++k;
     ASSERT_LT(k, w->ops.size());
     ASSERT_TRUE(w->ops[k].kind == Operand::Kind::absent || w->ops[k].imm == 0) << asmevo::print_inst(*w);
-    w->ops[k] = Operand::make_imm(0xff00);
+    // block_sum's LDS is 1 KiB (256 floats); offset 1024 puts every lane just past it. Without "dynamic_lds" a
+    // kernel with a fixed group segment gets exactly that much, as on hardware.
+    w->ops[k] = Operand::make_imm(1024);
     const InstId id = w->id;
     auto spec = launch_spec("block_sum", 2, 256, {buffer(DType::f32, 1000, random_init(3, -1, 1)), buffer(DType::f32, 2),
                                                   i32_arg(1000), i32_arg(512)});
@@ -824,9 +826,9 @@ TEST(ProjectKernelsNegative, OutOfRangeLdsStoreIsAFault) {
       ASSERT_EQ(r->stop.kind, emu::Stop::Kind::fault) << mode.name() << ": " << r->stop.message;
       EXPECT_EQ(r->stop.inst, id) << r->stop.message;
       ASSERT_GE(r->stop.lane, 0);
-      // Work-item t writes LDS offset 4t + 0xff00: the reported offset matches the reported lane.
-      ASSERT_GE(r->stop.address, 0xff00u);
-      EXPECT_EQ((r->stop.address - 0xff00) / 4 % 64, static_cast<std::uint64_t>(r->stop.lane)) << r->stop.message;
+      // Work-item t writes LDS offset 4t + 1024: the reported offset matches the reported lane.
+      ASSERT_GE(r->stop.address, 1024u);
+      EXPECT_EQ((r->stop.address - 1024) / 4 % 64, static_cast<std::uint64_t>(r->stop.lane)) << r->stop.message;
       EXPECT_NE(r->stop.message.find("LDS"), std::string::npos) << r->stop.message;
       EXPECT_NE(r->stop.message.find("lane " + std::to_string(r->stop.lane)), std::string::npos) << r->stop.message;
     }

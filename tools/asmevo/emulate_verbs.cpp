@@ -103,9 +103,22 @@ int cmd_emulate(int argc, char** argv) {
   auto loaded = load_recovered(a.pos[0], rc);
   if (!loaded) return rc;
 
-  // --dump must not overwrite an input.
+  // --dump writes DIR/arg<N>.bin for every buffer argument; none of them may be an input (checked before the run,
+  // so a refused dump writes nothing).
   std::filesystem::path dump;
   if (auto d = a.opt.find("--dump"); d != a.opt.end()) dump = d->second;
+  auto dump_path = [&](std::size_t arg) { return (dump / ("arg" + std::to_string(arg) + ".bin")).string(); };
+  if (!dump.empty())
+    for (std::size_t i = 0; i < spec->args.size(); ++i) {
+      if (spec->args[i].kind != verify::ArgSpec::Kind::buffer) continue;
+      const auto path = dump_path(i);
+      for (const std::string& in : {a.pos[0], lp->second})
+        if (same_file(path, in)) return usage_error("--dump would overwrite the input '" + in + "'");
+      for (const auto& arg : spec->args)
+        if (arg.kind == verify::ArgSpec::Kind::buffer && arg.buffer.init.kind == verify::Init::file &&
+            same_file(path, arg.buffer.init.path))
+          return usage_error("--dump would overwrite the input file '" + arg.buffer.init.path + "'");
+    }
 
   auto res = emu::emulate(loaded->m, loaded->elf, *spec, opt);
   if (!res) return report(res.error());
@@ -116,13 +129,7 @@ int cmd_emulate(int argc, char** argv) {
     std::filesystem::create_directories(dump, ec);
     if (ec) return report(make_diag(DiagCode::io_error, "cannot create --dump folder '" + dump.string() + "': " + ec.message()));
     for (const auto& b : res->buffers) {
-      const auto path = (dump / ("arg" + std::to_string(b.arg) + ".bin")).string();
-      for (const std::string& in : {a.pos[0], lp->second})
-        if (same_file(path, in)) return usage_error("--dump would overwrite the input '" + in + "'");
-      for (const auto& arg : spec->args)
-        if (arg.kind == verify::ArgSpec::Kind::buffer && arg.buffer.init.kind == verify::Init::file &&
-            same_file(path, arg.buffer.init.path))
-          return usage_error("--dump would overwrite the input file '" + arg.buffer.init.path + "'");
+      const auto path = dump_path(b.arg);
       std::string bytes(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size());
       if (auto w = write_file_atomic(path, bytes); !w) return report(w.error());
       written.push_back(path);

@@ -349,6 +349,10 @@ inline void fell_off_end(Wave& w, const Op& op) {
           s.value = static_cast<std::uint64_t>(o.imm);
           break;
       }
+      // DPP `bound_ctrl:0` and `bound_ctrl:1` both encode BOUND_CTRL = 1 before gfx11 (LLVM AMDGPUAsmParser
+      // cvtDPP: the legacy spelling bound_ctrl:0 sets the bit; llvm-mc-22 gives the same bytes for both), so a
+      // written bound_ctrl means "write zero for an invalid source lane", whatever its number.
+      if (oi.name == "bound_ctrl" && s.kind == Slot::Kind::constant) s.value = 1;
       op.slots[k] = s;
       if (auto n = detail::name_of(oi.name); n && op.pos[static_cast<std::size_t>(*n)] == Op::none)
         op.pos[static_cast<std::size_t>(*n)] = static_cast<std::uint8_t>(k);

@@ -201,6 +201,16 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   for (const auto& s : elf.sections())
     if ((s.flags & 2) && s.size) image_end = std::max(image_end, s.addr + s.size);  // SHF_ALLOC
   const std::size_t img = m.memory.map("the code object image", image_end, true);
+  {
+    // Code and read-only data (every allocated section below the first writable one) may not be written: the
+    // emulator runs predecoded instructions, so a store into .text would otherwise change nothing it could see.
+    std::uint64_t first_writable = image_end, ro_end = 0;
+    for (const auto& s : elf.sections())
+      if ((s.flags & 2) && (s.flags & 1) && s.size) first_writable = std::min(first_writable, s.addr);  // SHF_WRITE
+    for (const auto& s : elf.sections())
+      if ((s.flags & 2) && !(s.flags & 1) && s.size && s.addr + s.size <= first_writable) ro_end = std::max(ro_end, s.addr + s.size);
+    m.memory.region(img).read_only_end = ro_end;
+  }
   for (const auto& s : elf.sections()) {
     if (!(s.flags & 2) || s.type == 8 /* SHT_NOBITS */ || !s.size) continue;
     const auto d = elf.data(s);
@@ -226,8 +236,15 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   // "dynamic_lds" the workgroup gets all a CU can give one workgroup (64 KiB on gfx9: MI300 ISA §10 "LDS").
   constexpr std::uint32_t max_lds = 65536;
   const std::uint32_t fixed_lds = static_cast<std::uint32_t>(std::min<std::uint64_t>(meta->group_segment_fixed_size, max_lds));
-  const std::uint32_t lds_bytes =
-      spec.dynamic_lds ? std::min(max_lds, fixed_lds + *spec.dynamic_lds) : max_lds;
+  // Without "dynamic_lds", a kernel that can use dynamic LDS — a hidden_dynamic_lds_size argument (code object
+  // v5+), or no fixed group segment at all (Triton declares all of its shared memory dynamically) — gets the rest
+  // of the 64 KiB; any other kernel gets exactly its fixed size, so an edit that touches LDS beyond the
+  // allocation faults here as it would misbehave on hardware.
+  bool may_use_dynamic_lds = fixed_lds == 0;
+  for (const auto& a : meta->args) may_use_dynamic_lds |= a.value_kind == "hidden_dynamic_lds_size";
+  const std::uint32_t lds_bytes = spec.dynamic_lds ? std::min(max_lds, fixed_lds + *spec.dynamic_lds)
+                                  : may_use_dynamic_lds ? max_lds
+                                                        : fixed_lds;
   hv.dynamic_lds_size = lds_bytes - fixed_lds;
   auto karg = verify::layout_kernargs(*meta, spec, arg_addr, geo, hv);
   if (!karg) return unexpected(karg.error());
@@ -279,7 +296,11 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
 
   // Initial state of one wave (AMDGPUUsage "Initial Kernel Execution State": user SGPRs in the order of the
   // descriptor's enable bits, then kernarg preload SGPRs, then from USER_SGPR_COUNT the system SGPRs).
-  const std::uint64_t group_count = std::uint64_t{grid[0]} * grid[1] * grid[2];
+  // At most 2^32 workgroups (each dimension is already < 2^32; the product could overflow 64 bits).
+  const std::uint64_t groups_xy = std::uint64_t{grid[0]} * grid[1];  // < 2^64: each factor is < 2^32
+  if (grid[2] != 0 && groups_xy > (1ull << 32) / grid[2])
+    return fail(DiagCode::usage, "the grid has more than 2^32 workgroups; the emulator runs at most 2^32 in one launch");
+  const std::uint64_t group_count = groups_xy * grid[2];
   auto setup_wave = [&](Wave& w, Workgroup& g, std::uint32_t wid, const std::array<std::uint32_t, 3>& gid) {
     init_wave(w, m, g, entry, wid, lay.vgprs, lay.agprs);
     w.vgpr_limit = lay.vgprs;
@@ -334,13 +355,18 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     w.set_exec(live);
   };
 
-  // Workgroup order: seeded permutation, so a different seed is a different legal dispatch order.
-  std::vector<std::uint64_t> order(group_count);
-  std::iota(order.begin(), order.end(), 0);
-  {
-    Rng r(opt.run.seed ^ 0x5eedull);
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[r.below(static_cast<std::uint32_t>(i))]);
+  // Workgroup order: a seeded permutation, so a different seed is a different legal dispatch order (a seeded
+  // rotation when the grid is too large to shuffle in memory).
+  constexpr std::uint64_t shuffle_limit = 1ull << 22;
+  std::vector<std::uint64_t> order;
+  Rng order_rng(opt.run.seed ^ 0x5eedull);
+  const std::uint64_t rotation = group_count ? order_rng.next() % group_count : 0;
+  if (group_count <= shuffle_limit) {
+    order.resize(group_count);
+    std::iota(order.begin(), order.end(), 0);
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[order_rng.below(static_cast<std::uint32_t>(i))]);
   }
+  auto group_at = [&](std::uint64_t k) { return order.empty() ? (k + rotation) % group_count : order[k]; };
 
 
   EmulateResult res;
@@ -356,8 +382,8 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     std::uint64_t local = 0;
     while (!stopped.load(std::memory_order_relaxed)) {
       const std::uint64_t k = next.fetch_add(1);
-      if (k >= order.size()) break;
-      const std::uint64_t flat = order[k];
+      if (k >= group_count) break;
+      const std::uint64_t flat = group_at(k);
       const std::array<std::uint32_t, 3> gid{static_cast<std::uint32_t>(flat % grid[0]),
                                               static_cast<std::uint32_t>(flat / grid[0] % grid[1]),
                                               static_cast<std::uint32_t>(flat / (std::uint64_t{grid[0]} * grid[1]))};

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ enum class Completion : std::uint8_t {
 struct RunOptions {
   std::uint64_t seed = 1;              ///< wave interleaving and out-of-order completion choices
   Completion completion = Completion::adversarial;
-  std::uint64_t instruction_limit = 1ull << 32;  ///< per wave; a hang guard
+  std::uint64_t instruction_limit = 1ull << 28;  ///< per wave; a hang guard (about half a minute of emulation)
   unsigned threads = 1;                ///< workgroups run on this many host threads (1: fully deterministic)
   unsigned max_quantum = 24;           ///< a wave runs 1..max_quantum instructions before the scheduler switches
 };
@@ -103,6 +104,21 @@ struct Machine {
   std::vector<std::uint64_t> private_slots;
   std::uint64_t private_scratch_base = 0;  ///< the "queue scratch base": slots sit at wave offsets from it
   std::uint64_t private_guard = 0;         ///< unbacked bytes around each slot
+  /// Serializes read-modify-write atomics on shared memory when workgroups run on several host threads.
+  std::mutex atomics;
+};
+
+/// Holds Machine::atomics for one atomic's read-modify-write when workgroups run on several host threads (one
+/// thread needs no lock: waves interleave only between instructions).
+class AtomicGuard {
+ public:
+  explicit AtomicGuard(Machine& m) : mu_(m.options.threads > 1 ? &m.atomics : nullptr) { if (mu_) mu_->lock(); }
+  ~AtomicGuard() { if (mu_) mu_->unlock(); }
+  AtomicGuard(const AtomicGuard&) = delete;
+  AtomicGuard& operator=(const AtomicGuard&) = delete;
+
+ private:
+  std::mutex* mu_;
 };
 
 inline void Wave::stop_with(Stop why) {
@@ -162,10 +178,25 @@ inline void set_bit(std::uint64_t* bits, unsigned i, bool on) noexcept {
 }
 
 namespace detail {
+/// Marks a destination pending in the scoreboard under sequence number `seq`.
+inline void mark_dst(Wave& w, const RegRange& dst, std::uint32_t seq) {
+  for (unsigned k = 0; k < dst.count; ++k) {
+    const unsigned r = dst.first + k;
+    if (dst.vector) {
+      set_bit(w.vpending.data(), r, true);
+      w.vpending_by[r] = InstId{seq};
+    } else if (r < 128) {
+      set_bit(w.spending.data(), r, true);
+      w.spending_by[r] = InstId{seq};
+    }
+  }
+}
 inline void finish(Wave& w, std::size_t qi) {
   std::unique_ptr<MemOp> m = std::move(w.queue[qi]);
   w.queue.erase(w.queue.begin() + static_cast<std::ptrdiff_t>(qi));
   --w.outstanding;
+  w.vm_count -= m->counter != MemOp::Counter::lgkm;
+  w.lgkm_count -= m->counter != MemOp::Counter::vm;
   // The destination becomes readable; a later op to the same registers keeps its own mark.
   for (unsigned k = 0; k < m->dst.count; ++k) {
     const unsigned r = m->dst.first + k;
@@ -184,82 +215,110 @@ inline void finish(Wave& w, std::size_t qi) {
 inline void issue(Wave& w) {
   MemOp& m = *w.queue.back();
   ++w.outstanding;
+  w.vm_count += m.counter != MemOp::Counter::lgkm;
+  w.lgkm_count += m.counter != MemOp::Counter::vm;
   // vpending_by/spending_by hold the low 32 bits of the op's sequence number (InstId is a 32-bit value).
-  for (unsigned k = 0; k < m.dst.count; ++k) {
-    const unsigned r = m.dst.first + k;
-    if (m.dst.vector) {
-      detail::set_bit(w.vpending.data(), r, true);
-      w.vpending_by[r] = InstId{static_cast<std::uint32_t>(m.seq)};
-    } else if (r < 128) {
-      detail::set_bit(w.spending.data(), r, true);
-      w.spending_by[r] = InstId{static_cast<std::uint32_t>(m.seq)};
-    }
-  }
+  detail::mark_dst(w, m.dst, static_cast<std::uint32_t>(m.seq));
   if (w.machine->options.completion == Completion::eager) detail::finish(w, w.queue.size() - 1);
 }
 
-/// s_waitcnt: completes outstanding operations until at most `vm` vector-memory and `lgkm` LDS/GDS/scalar/message
-/// operations remain. Vector memory completes in issue order; LDS in issue order; SMEM (and FLAT, which may
-/// touch LDS) in any order, so with those outstanding the adversarial choice is random (seeded).
-inline void wait_counts(Wave& w, unsigned vm, unsigned lgkm) {
-  auto count = [&](bool want_vm) {
-    unsigned n = 0;
-    for (const auto& m : w.queue)
-      n += want_vm ? (m->counter != MemOp::Counter::lgkm) : (m->counter != MemOp::Counter::vm);
-    return n;
-  };
-  while (count(true) > vm) {
-    for (std::size_t i = 0; i < w.queue.size(); ++i)
-      if (w.queue[i]->counter != MemOp::Counter::lgkm) { detail::finish(w, i); break; }
-  }
-  while (count(false) > lgkm) {
-    // Candidates: the oldest in-order lgkm op, and every out-of-order one.
-    std::array<std::size_t, 64> cand{};
-    unsigned nc = 0;
-    bool have_in_order = false;
-    for (std::size_t i = 0; i < w.queue.size() && nc < cand.size(); ++i) {
-      const MemOp& m = *w.queue[i];
-      if (m.counter == MemOp::Counter::vm) continue;
-      const bool ooo = m.out_of_order || m.counter == MemOp::Counter::both;
-      if (ooo) cand[nc++] = i;
-      else if (!have_in_order) { cand[nc++] = i; have_in_order = true; }
+namespace detail {
+/// Settles the uncertain completions of one counter once it has reached zero.
+inline void settle(Wave& w, bool lgkm) {
+  std::erase_if(w.uncertain, [&](const Wave::Uncertain& u) {
+    if (u.lgkm != lgkm) return false;
+    for (unsigned k = 0; k < u.dst.count; ++k) {
+      const unsigned r = u.dst.first + k;
+      if (u.dst.vector) {
+        if (w.vpending_by[r].value == u.seq) set_bit(w.vpending.data(), r, false);
+      } else if (r < 128 && w.spending_by[r].value == u.seq) {
+        set_bit(w.spending.data(), r, false);
+      }
     }
-    detail::finish(w, cand[w.group->rng.below(nc)]);
+    return true;
+  });
+}
+/// Completes one operation of a counter (vm or lgkm). Candidates: the oldest in-order operation of the counter, and
+/// every operation that may complete out of order with it (SMEM for lgkm: MI300 ISA §4.4 "scalar memory reads can
+/// return out of order"; FLAT for both counters, since it may be serviced by LDS or memory: LLVM SIInsertWaitcnts
+/// counts FLAT in both and treats a mix as out of order). With several candidates the choice is seeded, and the
+/// chosen op's destination stays "uncertain" in the scoreboard until the counter drains: any read of it before then
+/// depends on an order the ISA does not promise.
+inline void complete_one(Wave& w, bool lgkm) {
+  std::array<std::size_t, 64> cand{};
+  unsigned nc = 0;
+  bool have_in_order = false;
+  const MemOp::Counter mine = lgkm ? MemOp::Counter::lgkm : MemOp::Counter::vm;
+  for (std::size_t i = 0; i < w.queue.size() && nc < cand.size(); ++i) {
+    const MemOp& m = *w.queue[i];
+    if (m.counter != mine && m.counter != MemOp::Counter::both) continue;
+    const bool ooo = m.counter == MemOp::Counter::both || (lgkm && m.out_of_order);
+    if (ooo) cand[nc++] = i;
+    else if (!have_in_order) { cand[nc++] = i; have_in_order = true; }
+  }
+  if (nc == 0) return;
+  const std::size_t pick = cand[nc > 1 ? w.group->rng.below(nc) : 0];
+  const RegRange dst = w.queue[pick]->dst;
+  const InstId load = w.queue[pick]->op->id;
+  finish(w, pick);
+  if (nc > 1 && dst.count) {
+    const std::uint32_t seq = static_cast<std::uint32_t>(++w.group->seq);
+    mark_dst(w, dst, seq);
+    w.uncertain.push_back({seq, load, dst, lgkm});
+  }
+}
+}  // namespace detail
+
+/// s_waitcnt: completes outstanding operations until at most `vm` vector-memory and `lgkm` LDS/GDS/scalar/message
+/// operations remain (see detail::complete_one for which ones).
+inline void wait_counts(Wave& w, unsigned vm, unsigned lgkm) {
+  while (w.vm_count > vm) detail::complete_one(w, false);
+  while (w.lgkm_count > lgkm) detail::complete_one(w, true);
+  if (!w.uncertain.empty()) {
+    if (w.vm_count == 0) detail::settle(w, false);
+    if (w.lgkm_count == 0) detail::settle(w, true);
   }
 }
 
 /// Completes everything (s_endpgm, or the end of a run), in an order the ISA permits.
 inline void drain(Wave& w) { wait_counts(w, 0, 0); }
 
+/// Checks one register range that `op` reads (or writes) against outstanding loads. Returns false (and stops the
+/// wave with a waitcnt violation naming both instructions) when one of its registers is still pending.
+[[nodiscard]] inline bool range_ready(Wave& w, const Op& op, const RegRange& r, bool write) {
+  for (unsigned k = 0; k < r.count; ++k) {
+    const unsigned i = r.first + k;
+    const bool pend = r.vector ? detail::test_bit(w.vpending.data(), i) : (i < 128 && detail::test_bit(w.spending.data(), i));
+    if (!pend) continue;
+    const std::uint32_t seq = r.vector ? w.vpending_by[i].value : w.spending_by[i].value;
+    InstId load{};
+    bool found = false;
+    for (const auto& m : w.queue)
+      if (static_cast<std::uint32_t>(m->seq) == seq) { load = m->op->id; found = true; break; }
+    if (!found)
+      for (const auto& u : w.uncertain)
+        if (u.seq == seq) { load = u.load; found = true; break; }
+    Stop s;
+    s.kind = Stop::Kind::waitcnt;
+    s.inst = op.id;
+    s.other = load;
+    s.has_other = true;
+    s.message = "i" + std::to_string(op.id.value) + " (" + std::string(op.mnemonic()) + ") " +
+                (write ? "overwrites " : "reads ") + detail::reg_text(r.vector, i) + " while i" +
+                std::to_string(load.value) + " that loads it is still outstanding: no s_waitcnt covers it";
+    w.stop_with(std::move(s));
+    return false;
+  }
+  return true;
+}
+
 /// Checks an instruction's register reads and writes against outstanding loads. Returns false (and stops the
 /// wave) on a waitcnt violation.
 [[nodiscard]] inline bool scoreboard_ok(Wave& w, const Op& op) {
-  auto hit = [&](const RegRange& r, bool write) {
-    for (unsigned k = 0; k < r.count; ++k) {
-      const unsigned i = r.first + k;
-      const bool pend = r.vector ? detail::test_bit(w.vpending.data(), i) : (i < 128 && detail::test_bit(w.spending.data(), i));
-      if (!pend) continue;
-      const std::uint32_t seq = r.vector ? w.vpending_by[i].value : w.spending_by[i].value;
-      InstId load{};
-      for (const auto& m : w.queue)
-        if (static_cast<std::uint32_t>(m->seq) == seq) { load = m->op->id; break; }
-      Stop s;
-      s.kind = Stop::Kind::waitcnt;
-      s.inst = op.id;
-      s.other = load;
-      s.has_other = true;
-      s.message = "i" + std::to_string(op.id.value) + " (" + std::string(op.mnemonic()) + ") " +
-                  (write ? "overwrites " : "reads ") + detail::reg_text(r.vector, i) + " while i" +
-                  std::to_string(load.value) + " that loads it is still outstanding: no s_waitcnt covers it";
-      w.stop_with(std::move(s));
-      return true;
-    }
-    return false;
-  };
   for (unsigned k = 0; k < op.nreads; ++k)
-    if (hit(op.reads[k], false)) return false;
+    if (!range_ready(w, op, op.reads[k], false)) return false;
   for (unsigned k = 0; k < op.nwrites; ++k)
-    if (hit(op.writes[k], true)) return false;
+    if (!range_ready(w, op, op.writes[k], true)) return false;
   return true;
 }
 
@@ -285,7 +344,8 @@ inline void init_wave(Wave& w, Machine& m, Workgroup& g, std::uint32_t entry, st
   w.group = &g;
   w.ops = m.code->ops.data();
   w.nops = static_cast<std::uint32_t>(m.code->ops.size());
-  w.outstanding = 0;
+  w.outstanding = w.vm_count = w.lgkm_count = 0;
+  w.uncertain.clear();
   w.vpending.fill(0);
   w.spending.fill(0);
   w.vpending_by.assign(vector_rows, InstId{});

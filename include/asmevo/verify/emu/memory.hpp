@@ -20,6 +20,7 @@ struct Region {
   std::uint64_t size = 0;
   std::uint64_t guard = 0;
   bool writable = true;
+  std::uint64_t read_only_end = 0;  ///< bytes [0, read_only_end) of a writable region may not be written (code)
   std::vector<std::byte> bytes;
 };
 
@@ -59,13 +60,13 @@ class Memory {
   [[nodiscard]] std::byte* translate(std::uint64_t addr, std::uint64_t size, bool write, std::size_t& hint) noexcept {
     if (hint < regions_.size()) {
       Region& r = regions_[hint];
-      if (addr - r.base < r.size && size <= r.size - (addr - r.base) && (!write || r.writable))
+      if (addr - r.base < r.size && size <= r.size - (addr - r.base) && (!write || writable_at(r, addr - r.base)))
         return r.bytes.data() + (addr - r.base);
     }
     const std::size_t i = find(addr);
     if (i == npos) return nullptr;
     Region& r = regions_[i];
-    if (addr - r.base >= r.size || size > r.size - (addr - r.base) || (write && !r.writable)) return nullptr;
+    if (addr - r.base >= r.size || size > r.size - (addr - r.base) || (write && !writable_at(r, addr - r.base))) return nullptr;
     hint = i;
     return r.bytes.data() + (addr - r.base);
   }
@@ -85,7 +86,8 @@ class Memory {
     for (const Region& r : regions_) {
       const std::uint64_t end = r.base + r.size;
       if (addr >= r.base && addr < end) {
-        if (write && !r.writable) return what + " writes read-only " + r.name;
+        if (write && !writable_at(r, addr - r.base))
+          return what + " writes read-only " + (r.writable ? "code or constant data in " : "") + r.name;
         return what + " runs " + std::to_string(addr + size - end) + " byte(s) past the end of " + r.name +
                " (" + std::to_string(r.size) + " bytes at " + hex(r.base) + ")";
       }
@@ -101,6 +103,10 @@ class Memory {
   static constexpr std::size_t npos = ~std::size_t{0};
 
  private:
+  /// Writes start at or above read_only_end (a write that begins in the writable part cannot reach back into it).
+  [[nodiscard]] static bool writable_at(const Region& r, std::uint64_t offset) noexcept {
+    return r.writable && offset >= r.read_only_end;
+  }
   [[nodiscard]] static std::uint64_t align_up(std::uint64_t v, std::uint64_t a) noexcept { return (v + a - 1) & ~(a - 1); }
   [[nodiscard]] std::size_t find(std::uint64_t addr) const noexcept {
     // Regions are mapped at increasing addresses: the candidate is the last one starting at or below addr.

@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -379,6 +380,9 @@ inline void sdwa_exec(Wave& w, const Op& op) {
   const u32 unused = op.has(Name::dst_unused) ? static_cast<u32>(op.imm(Name::dst_unused)) : 2u;
   const unsigned tdst = temp_row0 + 2;
   copy.slots[pd].index = tdst;
+  // The plain semantics write the whole result into the temp row; ops whose addend is vdst (v_mac_*, v_fmac_*,
+  // v_pk_fmac_f16: src2 tied to vdst) read it there too, so it starts as vdst's value.
+  std::memcpy(w.row(tdst), w.row(op.slots[pd].index), sizeof(u32) * wave_lanes);
   op.base(w, copy);
   if (w.ended) return;
   const LaneMask e = w.exec();

@@ -129,6 +129,7 @@ inline void s_store(Wave& w, const Op& op) {
 
 template <Atom A, unsigned B>
 inline void s_atomic_done(Wave& w, MemOp& m) {
+  const AtomicGuard guard(*w.machine);  // atomic across host threads too
   std::size_t hint = Memory::npos;
   std::byte* p = w.machine->memory.translate(m.addr[0], B, true, hint);
   if (!p) { memory_fault(w, *m.op, -1, m.addr[0], B, true); return; }
@@ -232,6 +233,16 @@ template <Seg S, Ld K>
 inline void vload_done(Wave& w, MemOp& m) {
   std::size_t hint = Memory::npos;
   const unsigned row = m.dst.first;
+  if constexpr (S == Seg::global) {
+    std::uint64_t lo = 0;
+    if (const std::byte* base = span_ptr(w, m, m.exec, ld_bytes(K), false, lo)) {
+      for (LaneMask e = m.exec; e; e &= e - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+        put_load<K>(w, row, l, base + (m.addr[l] - lo));
+      }
+      return;
+    }
+  }
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
     if (is_private_lane<S>(w, m, l)) {
@@ -262,6 +273,16 @@ inline void vload(Wave& w, const Op& op) {
 template <Seg S, St K>
 inline void vstore_done(Wave& w, MemOp& m) {
   std::size_t hint = Memory::npos;
+  if constexpr (S == Seg::global) {
+    std::uint64_t lo = 0;
+    if (std::byte* base = span_ptr(w, m, m.exec, st_bytes(K), true, lo)) {
+      for (LaneMask e = m.exec; e; e &= e - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+        put_store<K>(m, l, base + (m.addr[l] - lo));
+      }
+      return;
+    }
+  }
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
     if (is_private_lane<S>(w, m, l)) {
@@ -304,6 +325,7 @@ inline void put_return(Wave& w, const MemOp& m, unsigned l, std::uint64_t old) n
 
 template <Seg S, Atom A, unsigned B>
 inline void vatomic_done(Wave& w, MemOp& m) {
+  const AtomicGuard guard(*w.machine);  // atomic across host threads too
   std::size_t hint = Memory::npos;
   const AtomFp l2 = l2_fp(w.machine->target == Target::gfx90a);
   const AtomFp lds_mode = lds_fp(w.mode);
@@ -644,6 +666,16 @@ template <Ld K>
 inline void bload_done(Wave& w, MemOp& m) {
   std::size_t hint = Memory::npos;
   const unsigned row = m.dst.first;
+  if constexpr (ld_bytes(K) <= 4) {
+    std::uint64_t lo = 0;
+    if (const std::byte* base = span_ptr(w, m, m.exec & m.mask, ld_bytes(K), false, lo)) {
+      for (LaneMask e = m.exec; e; e &= e - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+        put_load<K>(w, row, l, ((m.mask >> l) & 1) ? base + (m.addr[l] - lo) : nullptr);
+      }
+      return;
+    }
+  }
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
     if constexpr (ld_bytes(K) <= 4) {
@@ -707,6 +739,16 @@ inline void buffer_load_format_x(Wave& w, const Op& op) {
 template <St K>
 inline void bstore_done(Wave& w, MemOp& m) {
   std::size_t hint = Memory::npos;
+  if constexpr (st_bytes(K) <= 4) {
+    std::uint64_t lo = 0;
+    if (std::byte* base = span_ptr(w, m, m.mask, st_bytes(K), true, lo)) {
+      for (LaneMask e = m.mask; e; e &= e - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+        put_store<K>(m, l, base + (m.addr[l] - lo));
+      }
+      return;
+    }
+  }
   for (LaneMask e = m.mask; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
     if constexpr (st_bytes(K) <= 4) {
@@ -745,6 +787,7 @@ inline void bstore(Wave& w, const Op& op) {
 
 template <Atom A, unsigned B>
 inline void batomic_done(Wave& w, MemOp& m) {
+  const AtomicGuard guard(*w.machine);  // atomic across host threads too
   std::size_t hint = Memory::npos;
   const AtomFp l2 = l2_fp(w.machine->target == Target::gfx90a);
   for (LaneMask e = m.exec; e; e &= e - 1) {
@@ -764,6 +807,7 @@ inline void batomic_done(Wave& w, MemOp& m) {
 /// 64-bit atomic on 4-byte elements reads, applies and writes back its two dwords, which lie aux[0] bytes apart.
 template <Atom A, unsigned B>
 inline void batomic_swz_done(Wave& w, MemOp& m) {
+  const AtomicGuard guard(*w.machine);  // atomic across host threads too
   std::size_t hint = Memory::npos;
   const AtomFp l2 = l2_fp(w.machine->target == Target::gfx90a);
   const LaneMask in = B == 8 ? (m.mask & m.aux[1]) : m.mask;

@@ -384,6 +384,10 @@ inline void s_movrel(Wave& w, const Op& op) {
                     ") = s" + std::to_string(idx) + " is outside the SGPRs s0..s101");
     return;
   }
+  // The register chosen at run time is checked against outstanding scalar loads here (the decoder's read/write
+  // sets only know the base operand).
+  const RegRange dyn{false, static_cast<std::uint16_t>(idx), static_cast<std::uint16_t>(Dwords)};
+  if (w.outstanding && !range_ready(w, op, dyn, Dest)) return;
   Slot rel{Slot::Kind::scalar, 0, static_cast<std::uint16_t>(Dwords), static_cast<std::uint32_t>(idx), 0};
   if (Dest) w.write_scalar(rel, Dwords == 2 ? w.scalar64(op.at(Name::src0)) : w.scalar32(op.at(Name::src0)));
   else w.write_scalar(op.at(Name::sdst), Dwords == 2 ? w.s64(rel.index) : w.s[rel.index]);

@@ -183,11 +183,22 @@ struct Wave {
   // Outstanding memory operations (see pending.hpp): a per-register scoreboard of destinations not yet
   // written, and which instruction they wait for.
   std::uint32_t outstanding = 0;
+  std::uint32_t vm_count = 0, lgkm_count = 0;  ///< outstanding ops per s_waitcnt counter (FLAT counts in both)
   std::array<std::uint64_t, (vector_rows + 63) / 64> vpending{};
   std::array<std::uint64_t, 2> spending{};  ///< scalar codes 0..127
   std::vector<InstId> vpending_by, spending_by;
   std::vector<std::unique_ptr<MemOp>> queue;     ///< in issue order
   std::vector<std::unique_ptr<MemOp>> free_ops;  ///< recycled records
+  /// Destinations of loads the emulator completed at an s_waitcnt that did not guarantee them (several ops could
+  /// have been the one that completed, as with out-of-order scalar loads and lgkmcnt(N > 0)): they stay marked in
+  /// the scoreboard until their counter reaches zero, so a program that relies on one particular order stops.
+  struct Uncertain {
+    std::uint32_t seq;  ///< the scoreboard mark
+    InstId load;        ///< the load
+    RegRange dst;
+    bool lgkm;          ///< which counter must reach zero to settle it
+  };
+  std::vector<Uncertain> uncertain;
 
   std::uint64_t executed = 0;  ///< wave-instructions run
   Stop* stop = nullptr;        ///< set when the wave must stop (points into the Machine's result)

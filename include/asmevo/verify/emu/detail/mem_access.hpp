@@ -70,6 +70,23 @@ inline void lds_fault(Wave& w, const Op& op, int lane, std::uint64_t off, std::u
   return p;
 }
 
+/// The common case of a vector access, translated once: when every lane in `lanes` touches `size` bytes inside one
+/// allocation, the host pointer of the lowest address `lo` (lane l's bytes are at the result + (addr[l] - lo));
+/// nullptr otherwise, and the caller translates lane by lane, which names the lane that faults.
+[[nodiscard]] inline std::byte* span_ptr(Wave& w, const MemOp& m, LaneMask lanes, std::uint64_t size, bool write,
+                                         std::uint64_t& lo) noexcept {
+  if (!lanes) return nullptr;
+  std::uint64_t mn = ~0ull, mx = 0;
+  for (LaneMask e = lanes; e; e &= e - 1) {
+    const std::uint64_t a = m.addr[static_cast<unsigned>(std::countr_zero(e))];
+    mn = a < mn ? a : mn;
+    mx = a > mx ? a : mx;
+  }
+  if (mx + size < mx) return nullptr;
+  lo = mn;
+  return w.machine->memory.translate(mn, mx + size - mn, write);
+}
+
 /// Address segments of the vector memory instructions.
 enum class Seg : std::uint8_t { global, flat };
 

@@ -292,6 +292,12 @@ inline void mad64(Wave& w, const Op& op) {
 /// Packed 16-bit ops [ISA §"VOP3P"]: for each source i, the low-half operation reads half op_sel[i] and the
 /// high-half operation reads half op_sel_hi[i]; neg_lo[i] / neg_hi[i] negate the f16 value read for the low / high
 /// operation (float ops only). Clamp: float results to [0, 1]; integer results saturate (FnSat).
+/// src0, src1, src2.
+[[nodiscard]] inline const Name* names3() noexcept {
+  static constexpr Name n[3] = {Name::src0, Name::src1, Name::src2};
+  return n;
+}
+
 template <unsigned N, bool Float, auto Fn, auto FnSat = nullptr, unsigned Fl = 0>
 inline void pk16(Wave& w, const Op& op) {
   const FpEnv env = fp_env(w);
@@ -302,6 +308,11 @@ inline void pk16(Wave& w, const Op& op) {
   const unsigned nlo = static_cast<unsigned>(op.imm(Name::neg_lo));
   const unsigned nhi = static_cast<unsigned>(op.imm(Name::neg_hi));
   const bool clamp = op.imm(Name::clamp) != 0;
+  // The VOP3 (e64) and DPP encodings of v_pk_fmac_f16 carry VOP3-style abs/neg source modifiers and omod, whose
+  // meaning for a packed operand the ISA guide does not spell out: refuse them rather than guess.
+  if (op.imm(Name::omod)) return unsupported(w, op, "the omod output modifier on a packed op");
+  for (unsigned i = 0; i < N; ++i)
+    if (op.at(names3()[i]).mods & 3u) return unsupported(w, op, "abs/neg source modifiers on a packed operand");
   if constexpr (!Float) {
     if (nlo | nhi) return unsupported(w, op, "neg_lo/neg_hi on an integer packed op");
     if constexpr (std::is_same_v<decltype(FnSat), std::nullptr_t>) if (clamp) return unsupported(w, op, "the clamp modifier");
