@@ -1089,3 +1089,45 @@ TEST(Integer, IsaFunctionalExamples) {
 }
 
 }  // namespace
+
+namespace {
+
+// fp::fma_f32 (no libm call: an f64 fast path, round-to-odd when the f64 sum sits on an f32 halfway point) against the
+// host's fused multiply-add, on random bit patterns weighted toward sums that land on or next to halfway points.
+TEST(FpFma, F32MatchesHostFmaIncludingHalfwayCases) {
+  std::uint64_t state = 0x243f6a8885a308d3ull;
+  auto next = [&] {
+    state += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::size_t bad = 0;
+  for (int i = 0; i < 400000; ++i) {
+    float a = std::bit_cast<float>(static_cast<std::uint32_t>(next()));
+    float b = std::bit_cast<float>(static_cast<std::uint32_t>(next()));
+    float c = std::bit_cast<float>(static_cast<std::uint32_t>(next()));
+    if (i % 3 == 1) {  // a*b a few bits below c's last place: the sum is near an f32 halfway point
+      a = std::ldexp(1.0f + static_cast<float>(next() % 4096) / 4096.0f, -12);
+      b = std::ldexp(1.0f + static_cast<float>(next() % 4096) / 4096.0f, -12);
+      c = 1.0f + static_cast<float>(next() % 1024) * 0x1p-23f;
+    } else if (i % 3 == 2) {
+      // a*b = 2^-24 (1 - 2^-46): the exact sum lies 2^-70 below the halfway point c + 2^-24, closer than f64 can
+      // hold, so a sum rounded to f64 first lands on the halfway point; with c's last bit odd, ties-to-even then
+      // rounds the wrong way. Also the exact halfway point itself, and both signs.
+      const float sgn = (next() & 1) ? 1.0f : -1.0f;
+      a = sgn * 0x1p-24f * (1.0f + 0x1p-23f);
+      b = (next() % 4) ? 1.0f - 0x1p-23f : 1.0f;
+      c = sgn * ((next() & 1) ? 1.0f + 0x1p-23f : 1.0f + 0x1p-22f);
+    }
+    const float want = std::fma(a, b, c);
+    const float got = asmevo::emu::fp::fma_f32(a, b, c);
+    const bool same = std::bit_cast<std::uint32_t>(want) == std::bit_cast<std::uint32_t>(got) || (std::isnan(want) && std::isnan(got));
+    if (!same && bad++ < 5)
+      ADD_FAILURE() << std::hexfloat << "fma(" << a << ", " << b << ", " << c << ") = " << want << ", got " << got;
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+}  // namespace

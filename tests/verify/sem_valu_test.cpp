@@ -514,3 +514,47 @@ TEST(SemValu, F32AddThroughput) {
 }
 
 }  // namespace
+
+#if defined(__FLT16_MAX__) && defined(__SIZEOF_FLOAT128__)
+namespace {
+// The f16 result of the mix ops' fused multiply-add (ops::fma_to_f16: f64 fast path, round-to-odd at halfway points)
+// against the exact value a*b+c in binary128 (exact for f32 inputs whose exponents are within the 113-bit reach)
+// rounded once to f16 by the compiler's own conversion.
+TEST(SemValu, FmaToF16IsCorrectlyRounded) {
+  std::uint64_t state = 0x13198a2e03707344ull;
+  auto next = [&] {
+    state += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  auto small = [&](int lo, int hi) {  // a float with a short significand and an exponent in [lo, hi]
+    const float m = 1.0f + static_cast<float>(next() % 2048) / 2048.0f;
+    return std::ldexp((next() & 1) ? -m : m, lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)));
+  };
+  std::size_t bad = 0;
+  for (int i = 0; i < 300000; ++i) {
+    float a = small(-12, 6), b = small(-12, 6);
+    // c within a few binades of a*b, or an f16 value to which a*b adds exactly half an f16 ulp (nudged by one f32
+    // ulp either way, or not): the halfway cases where rounding twice would go wrong.
+    float c = (i % 2) ? small(-20, 12) : static_cast<float>(static_cast<_Float16>(small(-10, 10)));
+    if (i % 3 == 0) {
+      int e = 0;
+      (void)std::frexp(c, &e);  // c = m * 2^e, m in [0.5, 1): its f16 ulp is 2^(e - 11)
+      // half an f16 ulp of c, times (1 + 2^-23)(1 - 2^-23) = 1 - 2^-46: 2^-46 relative below the halfway point,
+      // which an f64 sum cannot hold (see FpFma in fp_test.cpp); sometimes exactly halfway.
+      a = std::ldexp((c < 0 ? -1.0f : 1.0f) * (1.0f + 0x1p-23f), e - 12);
+      b = (next() % 4) ? 1.0f - 0x1p-23f : 1.0f;
+    }
+    const __float128 exact = static_cast<__float128>(a) * static_cast<__float128>(b) + static_cast<__float128>(c);
+    const _Float16 want = static_cast<_Float16>(exact);
+    const std::uint16_t got = asmevo::emu::detail::valu::ops::fma_to_f16(a, b, c);
+    if (std::bit_cast<std::uint16_t>(want) != got && bad++ < 5)
+      ADD_FAILURE() << "fma_to_f16(" << a << ", " << b << ", " << c << ") = 0x" << std::hex << got << ", exact rounds to 0x"
+                    << std::bit_cast<std::uint16_t>(want);
+  }
+  EXPECT_EQ(bad, 0u);
+}
+}  // namespace
+#endif

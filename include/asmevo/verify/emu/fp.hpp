@@ -195,7 +195,7 @@ namespace detail {
 }
 
 /// f64 -> f16 in one rounding (RNE), unlike f64->f32->f16 which can double-round. Used for buffer initialisation.
-[[nodiscard]] inline std::uint16_t f64_to_f16(double d) noexcept { return detail::f64_to_f16_mode(d, Round::nearest_even); }
+[[nodiscard, gnu::always_inline]] inline std::uint16_t f64_to_f16(double d) noexcept { return detail::f64_to_f16_mode(d, Round::nearest_even); }
 
 // ---------------------------------------------------------------------------------------------------------------
 // bf16
@@ -669,7 +669,26 @@ template <class W, class U>
 /// f64 and then rounded once to f32, which gives the correctly rounded fma (Boldo & Melquiond 2008, above). Signed
 /// zeros, infinities and NaNs come out as IEEE fma gives them (the f64 operations see the same special values).
 [[nodiscard]] inline float fma_f32(float a, float b, float c) noexcept {
-  return static_cast<float>(add_round_odd(static_cast<double>(a) * static_cast<double>(b), static_cast<double>(c)));
+  const double p = static_cast<double>(a) * static_cast<double>(b), cc = static_cast<double>(c);
+  // Fast path: s = RN53(exact). Rounding s to f32 differs from rounding the exact value only when s is exactly
+  // halfway between two floats (f32 midpoints are f64 values and RN53 is monotonic, so the exact value lies on the
+  // same side of every other midpoint as s). Normal f32 range only; the rest takes the round-to-odd path.
+  const double s = p + cc;
+  const std::uint64_t u = bits64(s) & 0x7fffffffffffffffull;
+  if (u >= 0x3810000000000000ull && u < 0x47f0000000000000ull && (u & 0x1fffffffull) != 0x10000000ull)
+    return static_cast<float>(s);
+  return static_cast<float>(add_round_odd(p, cc));
+}
+
+/// Whether rounding the f64 `d` to f16 could differ from rounding the exact value `d` was rounded from: `d` is
+/// exactly halfway between two f16 values (see fma_f32), or near the overflow threshold.
+[[nodiscard]] inline bool f16_tie(double d) noexcept {
+  const std::uint64_t a = bits64(d) & 0x7fffffffffffffffull;
+  if (a >= 0x40eff00000000000ull) return true;  // |d| >= 65280, near the overflow threshold 65520 (or inf/NaN)
+  if (a >= 0x3f10000000000000ull) return (a & 0x3ffffffffffull) == 0x20000000000ull;  // normal: 42 dropped bits
+  const double x = f64(a) * 33554432.0;  // |d| * 2^25 < 2048, exact: halfway points are odd multiples of 2^-25
+  const auto i = static_cast<std::int64_t>(x);
+  return static_cast<double>(i) == x && (i & 1);
 }
 
 /// v_div_fmas_f32: fma(a, b, c), then scaled by 2^+-64 when this lane's VCC is set (correction 1 above). Rounded

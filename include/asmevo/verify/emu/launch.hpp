@@ -388,7 +388,11 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
                                               static_cast<std::uint32_t>(flat / grid[0] % grid[1]),
                                               static_cast<std::uint32_t>(flat / (std::uint64_t{grid[0]} * grid[1]))};
       g.id = gid;
-      g.lds.assign(lds_bytes, std::byte{0});
+      // LDS starts zeroed for every workgroup (hardware leaves stale data; a kernel must not read LDS it has not
+      // written, and a run must not depend on which workgroup ran before on this thread).
+      if (g.lds.size() != lds_bytes) g.lds.assign(lds_bytes, std::byte{0});
+      else std::memset(g.lds.data(), 0, std::min<std::uint64_t>(g.lds_dirty, g.lds.size()));
+      g.lds_dirty = 0;
       g.stop = Stop{};
       g.seq = 0;
       g.rng = Rng(opt.run.seed * 0x9e3779b97f4a7c15ull + flat);

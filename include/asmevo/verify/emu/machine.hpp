@@ -65,6 +65,9 @@ struct MemOp {
 struct Workgroup {
   std::array<std::uint32_t, 3> id{};
   std::vector<std::byte> lds;
+  /// Bytes [0, lds_dirty) of `lds` may have been written (every LDS write goes through detail::lds_ptr): what a
+  /// new workgroup on the same host thread must clear, which is far less than the allocation for most kernels.
+  std::uint64_t lds_dirty = 0;
   std::vector<std::unique_ptr<Wave>> waves;
   Rng rng;
   Stop stop;                  ///< the first stop of this workgroup (kind none while it runs cleanly)

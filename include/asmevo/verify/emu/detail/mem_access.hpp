@@ -59,6 +59,7 @@ inline void lds_fault(Wave& w, const Op& op, int lane, std::uint64_t off, std::u
     lds_fault(w, op, static_cast<int>(lane), off, size, write);
     return nullptr;
   }
+  if (write && off + size > w.group->lds_dirty) w.group->lds_dirty = off + size;
   return lds.data() + off;
 }
 
