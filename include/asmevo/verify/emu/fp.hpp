@@ -140,8 +140,8 @@ namespace detail {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t e = (h >> 10) & 0x1f;
   const std::uint32_t m = h & 0x3ffu;
+  if (e - 1u < 30u) [[likely]] return f32(sign | ((e + 112) << 23) | (m << 13));  // normal: rebias the exponent
   if (e == 0x1f) return f32(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return f32(sign | ((e + 112) << 23) | (m << 13));
   if (m == 0) return f32(sign);
   // Denormal: m * 2^-24, exact in f32.
   const int lz = std::countl_zero(m) - 21;  // shift so bit 10 is the leading one

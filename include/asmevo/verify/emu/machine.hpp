@@ -351,8 +351,9 @@ inline void init_wave(Wave& w, Machine& m, Workgroup& g, std::uint32_t entry, st
   w.uncertain.clear();
   w.vpending.fill(0);
   w.spending.fill(0);
-  w.vpending_by.assign(vector_rows, InstId{});
-  w.spending_by.assign(128, InstId{});
+  // vpending_by/spending_by are only read where the pending bit is set, and every bit is clear now.
+  if (w.vpending_by.size() != vector_rows) w.vpending_by.assign(vector_rows, InstId{});
+  if (w.spending_by.size() != 128) w.spending_by.assign(128, InstId{});
   for (auto& q : w.queue) w.free_ops.push_back(std::move(q));
   w.queue.clear();
   w.executed = 0;

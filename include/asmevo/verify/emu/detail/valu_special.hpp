@@ -439,11 +439,12 @@ inline void fma_mix(Wave& w, const Op& op) {
     u32* out = buf[i];
     if ((selhi >> i) & 1u) {  // an f16 half, converted exactly
       const unsigned sh = ((sel >> i) & 1u) * 16;
-      for (unsigned l = 0; l < wave_lanes; ++l) {
-        u16 h = static_cast<u16>(p[l] >> sh);
-        if (!env.in16) h = flush(h);
-        out[l] = apply_mods(fp::bits(fp::f16_to_f32(h)), mods);
-      }
+      if (env.in16)  // the usual MODE: no input flushing, no per-lane test for it
+        for (unsigned l = 0; l < wave_lanes; ++l) out[l] = fp::bits(fp::f16_to_f32(static_cast<u16>(p[l] >> sh)));
+      else
+        for (unsigned l = 0; l < wave_lanes; ++l) out[l] = fp::bits(fp::f16_to_f32(flush(static_cast<u16>(p[l] >> sh))));
+      if (mods)
+        for (unsigned l = 0; l < wave_lanes; ++l) out[l] = apply_mods(out[l], mods);
       v[i] = out;
     } else if (mods == 0 && env.in32) {  // the register as it is
       v[i] = p == t ? (std::memcpy(out, t, sizeof t), out) : p;
