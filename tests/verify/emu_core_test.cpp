@@ -164,3 +164,36 @@ TEST(EmuMemory, ReadOnlyPartOfAWritableRegion) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace asmevo;
+using namespace asmevo::emu;
+
+// Register moves between the VGPR and AGPR files, v_swap_b32 and v_nop, under a partial EXEC.
+TEST(EmuMoves, AccvgprMovesSwapAndNop) {
+  auto s = test::make_snippet("\tv_accvgpr_write_b32 a1, v0\n\tv_accvgpr_mov_b32 a2, a1\n\tv_accvgpr_read_b32 v3, a2\n"
+                              "\tv_accvgpr_write_b32 a4, 7\n\tv_swap_b32 v5, v6\n\tv_nop");
+  ASSERT_TRUE(s);
+  Wave& w = s->wave();
+  const LaneMask exec = 0x00ff'0000'ffff'00f0ull;
+  w.set_exec(exec);
+  for (unsigned l = 0; l < 64; ++l) {
+    w.row(0)[l] = 1000 + l;
+    w.row(3)[l] = 3;
+    w.row(5)[l] = 500 + l;
+    w.row(6)[l] = 600 + l;
+    w.row(agpr_row0 + 4)[l] = 44;
+  }
+  ASSERT_EQ(s->run().kind, Stop::Kind::none);
+  for (unsigned l = 0; l < 64; ++l) {
+    const bool on = (exec >> l) & 1;
+    EXPECT_EQ(w.row(agpr_row0 + 2)[l], on ? 1000 + l : 0u) << l;
+    EXPECT_EQ(w.row(3)[l], on ? 1000 + l : 3u) << l;
+    EXPECT_EQ(w.row(agpr_row0 + 4)[l], on ? 7u : 44u) << l;
+    EXPECT_EQ(w.row(5)[l], on ? 600 + l : 500 + l) << l;
+    EXPECT_EQ(w.row(6)[l], on ? 500 + l : 600 + l) << l;
+  }
+}
+
+}  // namespace

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "asmevo/verify/emu/machine.hpp"
 
@@ -392,6 +393,40 @@ inline void sdwa_exec(Wave& w, const Op& op) {
     if (active(e, l)) d[l] = sdwa_place(r[l], d[l], dst_sel, unused);
 }
 
+namespace detail::lane {
+
+/// v_accvgpr_write_b32 / v_accvgpr_read_b32 / v_accvgpr_mov_b32 (MI300 ISA V_ACCVGPR_*: D = S0 between the VGPR
+/// and AGPR files, lanes in EXEC) and v_mov-like copies: the source may be a register or an inline constant.
+inline void v_copy_b32(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::vdst);
+  if (d.kind != Slot::Kind::vgpr) { w.stop_with(Stop::Kind::illegal, op, std::string(op.mnemonic()) + ": vdst must be a VGPR or AGPR"); return; }
+  alignas(64) u32 tmp[wave_lanes];
+  const u32* a = w.lanes(op.at(Name::src0), tmp);
+  u32* out = w.row(d.index);
+  const LaneMask e = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l)
+    if (active(e, l)) out[l] = a[l];
+}
+
+/// v_swap_b32 (MI300 ISA V_SWAP_B32: tmp = D; D = S0; S0 = tmp, lanes in EXEC).
+inline void v_swap_b32(Wave& w, const Op& op) {
+  const Slot& d = op.at(Name::vdst);
+  const Slot& s0 = op.at(Name::src0);
+  if (d.kind != Slot::Kind::vgpr || s0.kind != Slot::Kind::vgpr) {
+    w.stop_with(Stop::Kind::illegal, op, "v_swap_b32: both operands must be VGPRs");
+    return;
+  }
+  u32* a = w.row(d.index);
+  u32* b = w.row(s0.index);
+  const LaneMask e = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l)
+    if (active(e, l)) std::swap(a[l], b[l]);
+}
+
+inline void v_nop(Wave&, const Op&) {}
+
+}  // namespace detail::lane
+
 /// The cross-lane semantics.
 [[nodiscard]] inline std::span<const Semantics> lane_semantics() {
   using namespace detail::lane;
@@ -406,6 +441,11 @@ inline void sdwa_exec(Wave& w, const Op& op) {
       {"ds_swizzle_b32", ds_swizzle_b32},
       {"v_permlane16_swap_b32", v_permlane_swap<false>},
       {"v_permlane32_swap_b32", v_permlane_swap<true>},
+      {"v_accvgpr_write_b32", v_copy_b32},
+      {"v_accvgpr_read_b32", v_copy_b32},
+      {"v_accvgpr_mov_b32", v_copy_b32},
+      {"v_swap_b32", v_swap_b32},
+      {"v_nop", v_nop},
   };
   return table;
 }
