@@ -521,14 +521,8 @@ namespace {
 // against the exact value a*b+c in binary128 (exact for f32 inputs whose exponents are within the 113-bit reach)
 // rounded once to f16 by the compiler's own conversion.
 TEST(SemValu, FmaToF16IsCorrectlyRounded) {
-  std::uint64_t state = 0x13198a2e03707344ull;
-  auto next = [&] {
-    state += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
+  asmevo::emu::Rng rng(0x13198a2e03707344ull);  // the emulator's own splitmix64: a fixed stream on every platform
+  auto next = [&] { return rng.next(); };
   auto small = [&](int lo, int hi) {  // a float with a short significand and an exponent in [lo, hi]
     const float m = 1.0f + static_cast<float>(next() % 2048) / 2048.0f;
     return std::ldexp((next() & 1) ? -m : m, lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)));
