@@ -614,24 +614,31 @@ inline void abandon_memop(Wave& w) {
   return global_ptr(w, op, l, a, size, write, hint);
 }
 
-template <Ld K>
-inline void bload_swz_done(Wave& w, MemOp& m) {
+/// The per-lane part of a buffer load's completion, for plain (Swz = false: component k at +4k, checked by
+/// buffer_component_in) and swizzled/add_tid resources (component k at +k * aux[0], checked by swz_component_in);
+/// lanes or components out of range read 0.
+template <Ld K, bool Swz>
+inline void bload_lanes(Wave& w, MemOp& m) {
   std::size_t hint = Memory::npos;
   const unsigned row = m.dst.first;
+  auto ptr = [&](unsigned l, std::uint64_t addr, unsigned bytes) -> const std::byte* {
+    if constexpr (Swz) return swz_ptr(w, *m.op, l, addr, bytes, false, hint);
+    else return global_ptr(w, *m.op, l, addr, bytes, false, hint);
+  };
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
     if constexpr (ld_bytes(K) <= 4) {
-      const std::byte* p = nullptr;  // out of range reads 0
+      const std::byte* p = nullptr;
       if ((m.mask >> l) & 1) {
-        p = swz_ptr(w, *m.op, l, m.addr[l], ld_bytes(K), false, hint);
+        p = ptr(l, m.addr[l], ld_bytes(K));
         if (!p) return;
       }
       put_load<K>(w, row, l, p);
     } else {
       for (unsigned k = 0; k < ld_dwords(K); ++k) {
         std::uint32_t x = 0;
-        if (swz_component_in(m, l, k)) {
-          const std::byte* p = swz_ptr(w, *m.op, l, m.addr[l] + k * m.aux[0], 4, false, hint);
+        if (Swz ? swz_component_in(m, l, k) : buffer_component_in(m, l, k)) {
+          const std::byte* p = ptr(l, m.addr[l] + k * (Swz ? m.aux[0] : 4), 4);
           if (!p) return;
           std::memcpy(&x, p, 4);
         }
@@ -641,20 +648,25 @@ inline void bload_swz_done(Wave& w, MemOp& m) {
   }
 }
 
-template <St K>
-inline void bstore_swz_done(Wave& w, MemOp& m) {
+/// The per-lane part of a buffer store's completion (see bload_lanes); out-of-range lanes and components write nothing.
+template <St K, bool Swz>
+inline void bstore_lanes(Wave& w, MemOp& m) {
   std::size_t hint = Memory::npos;
+  auto ptr = [&](unsigned l, std::uint64_t addr, unsigned bytes) -> std::byte* {
+    if constexpr (Swz) return swz_ptr(w, *m.op, l, addr, bytes, true, hint);
+    else return global_ptr(w, *m.op, l, addr, bytes, true, hint);
+  };
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
     if constexpr (st_bytes(K) <= 4) {
       if (!((m.mask >> l) & 1)) continue;
-      std::byte* p = swz_ptr(w, *m.op, l, m.addr[l], st_bytes(K), true, hint);
+      std::byte* p = ptr(l, m.addr[l], st_bytes(K));
       if (!p) return;
       put_store<K>(m, l, p);
     } else {
       for (unsigned k = 0; k < st_dwords(K); ++k) {
-        if (!swz_component_in(m, l, k)) continue;  // out-of-range components are not written
-        std::byte* p = swz_ptr(w, *m.op, l, m.addr[l] + k * m.aux[0], 4, true, hint);
+        if (!(Swz ? swz_component_in(m, l, k) : buffer_component_in(m, l, k))) continue;
+        std::byte* p = ptr(l, m.addr[l] + k * (Swz ? m.aux[0] : 4), 4);
         if (!p) return;
         std::memcpy(p, &m.data[k][l], 4);
       }
@@ -663,40 +675,23 @@ inline void bstore_swz_done(Wave& w, MemOp& m) {
 }
 
 template <Ld K>
+inline void bload_swz_done(Wave& w, MemOp& m) { bload_lanes<K, true>(w, m); }
+template <St K>
+inline void bstore_swz_done(Wave& w, MemOp& m) { bstore_lanes<K, true>(w, m); }
+
+template <Ld K>
 inline void bload_done(Wave& w, MemOp& m) {
-  std::size_t hint = Memory::npos;
-  const unsigned row = m.dst.first;
   if constexpr (ld_bytes(K) <= 4) {
     std::uint64_t lo = 0;
     if (const std::byte* base = span_ptr(w, m, m.exec & m.mask, ld_bytes(K), false, lo)) {
       for (LaneMask e = m.exec; e; e &= e - 1) {
         const unsigned l = static_cast<unsigned>(std::countr_zero(e));
-        put_load<K>(w, row, l, ((m.mask >> l) & 1) ? base + (m.addr[l] - lo) : nullptr);
+        put_load<K>(w, m.dst.first, l, ((m.mask >> l) & 1) ? base + (m.addr[l] - lo) : nullptr);
       }
       return;
     }
   }
-  for (LaneMask e = m.exec; e; e &= e - 1) {
-    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
-    if constexpr (ld_bytes(K) <= 4) {
-      const std::byte* p = nullptr;  // out of range reads 0
-      if ((m.mask >> l) & 1) {
-        p = global_ptr(w, *m.op, l, m.addr[l], ld_bytes(K), false, hint);
-        if (!p) return;
-      }
-      put_load<K>(w, row, l, p);
-    } else {
-      for (unsigned k = 0; k < ld_dwords(K); ++k) {
-        std::uint32_t x = 0;
-        if (buffer_component_in(m, l, k)) {
-          const std::byte* p = global_ptr(w, *m.op, l, m.addr[l] + 4 * k, 4, false, hint);
-          if (!p) return;
-          std::memcpy(&x, p, 4);
-        }
-        w.v[row + k][l] = x;
-      }
-    }
-  }
+  bload_lanes<K, false>(w, m);  // lane by lane: names the lane that faults
 }
 
 /// buffer_load_*: destination vdata.
@@ -738,7 +733,6 @@ inline void buffer_load_format_x(Wave& w, const Op& op) {
 
 template <St K>
 inline void bstore_done(Wave& w, MemOp& m) {
-  std::size_t hint = Memory::npos;
   if constexpr (st_bytes(K) <= 4) {
     std::uint64_t lo = 0;
     if (std::byte* base = span_ptr(w, m, m.mask, st_bytes(K), true, lo)) {
@@ -749,21 +743,7 @@ inline void bstore_done(Wave& w, MemOp& m) {
       return;
     }
   }
-  for (LaneMask e = m.mask; e; e &= e - 1) {
-    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
-    if constexpr (st_bytes(K) <= 4) {
-      std::byte* p = global_ptr(w, *m.op, l, m.addr[l], st_bytes(K), true, hint);
-      if (!p) return;
-      put_store<K>(m, l, p);
-    } else {
-      for (unsigned k = 0; k < st_dwords(K); ++k) {
-        if (!buffer_component_in(m, l, k)) continue;  // out-of-range components are not written
-        std::byte* p = global_ptr(w, *m.op, l, m.addr[l] + 4 * k, 4, true, hint);
-        if (!p) return;
-        std::memcpy(p, &m.data[k][l], 4);
-      }
-    }
-  }
+  bstore_lanes<K, false>(w, m);
 }
 
 /// buffer_store_*: data from vdata at issue; out-of-range lanes/components write nothing.
