@@ -232,6 +232,42 @@ TEST(Fp16, F64ToF16RoundsOnceNotTwice) {
   EXPECT_TRUE(fp::is_nan_f16(fp::f64_to_f16(std::nan(""))));
 }
 
+// The vectorised array conversion the mix ops use, against the same independent reference: random magnitudes
+// across the normal, subnormal and overflow ranges, exact halfway points between neighbouring f16 values (both
+// parities), the boundary around 65504 / 65520, infinities and NaNs, mixed within one 64-lane array.
+TEST(Fp16, F64ToF16LanesMatchesReference) {
+  std::mt19937_64 g(kSeed + 3);
+  std::size_t bad = 0;
+  for (int it = 0; it < 20000; ++it) {
+    alignas(64) double in[64];
+    for (double& d : in) {
+      const double sign = (g() & 1) ? -1.0 : 1.0;
+      switch (g() % 6) {
+        case 0: d = std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(g), static_cast<int>(g() % 48) - 30); break;
+        case 1: {  // halfway between f16 codes h and h+1 (normal or subnormal)
+          const auto h = static_cast<std::uint16_t>(g() % 0x7bff);
+          d = (static_cast<double>(fp::f16_to_f32(h)) + static_cast<double>(fp::f16_to_f32(h + 1))) / 2;
+          break;
+        }
+        case 2: d = 65504.0 + static_cast<double>(g() % 64) / 2; break;  // around the largest finite and overflow
+        case 3: d = (g() & 1) ? std::numeric_limits<double>::infinity() : std::nan(""); break;
+        case 4: d = static_cast<double>(fp::f16_to_f32(static_cast<std::uint16_t>(g() % 0x7c00))); break;  // exact
+        default: d = fp::f64(g()); break;  // any bit pattern
+      }
+      d *= sign;
+    }
+    alignas(64) std::uint16_t out[64];
+    fp::f64_to_f16_lanes(in, out, 64);
+    for (unsigned l = 0; l < 64; ++l) {
+      const bool ok = std::isnan(in[l]) ? fp::is_nan_f16(out[l]) : out[l] == ref_to_f16(in[l], Round::nearest_even);
+      if (!ok && bad++ < 5)
+        ADD_FAILURE() << hex64(fp::bits64(in[l])) << " -> " << hex32(out[l]) << ", want "
+                      << hex32(ref_to_f16(in[l], Round::nearest_even)) << " seed " << kSeed + 3;
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
 TEST(Fp16, NanConversionIsQuiet) {
   // A signalling NaN converts to a quiet NaN of the same sign.
   const std::uint16_t h = fp::f32_to_f16(fp::f32(0xff800001u));
@@ -1092,8 +1128,9 @@ TEST(Integer, IsaFunctionalExamples) {
 
 namespace {
 
-// fp::fma_f32 (no libm call: an f64 fast path, round-to-odd when the f64 sum sits on an f32 halfway point) against the
-// host's fused multiply-add, on random bit patterns weighted toward sums that land on or next to halfway points.
+// fp::fma_f32 (no libm call: an f64 fast path, round-to-odd when the f64 sum sits on an f32 halfway point) and its
+// branch-free form fma_f32_odd (always round-to-odd) against the host's fused multiply-add, on random bit patterns
+// weighted toward sums that land on or next to halfway points.
 TEST(FpFma, F32MatchesHostFmaIncludingHalfwayCases) {
   std::uint64_t state = 0x243f6a8885a308d3ull;
   auto next = [&] {
@@ -1122,10 +1159,11 @@ TEST(FpFma, F32MatchesHostFmaIncludingHalfwayCases) {
       c = sgn * ((next() & 1) ? 1.0f + 0x1p-23f : 1.0f + 0x1p-22f);
     }
     const float want = std::fma(a, b, c);
-    const float got = asmevo::emu::fp::fma_f32(a, b, c);
-    const bool same = std::bit_cast<std::uint32_t>(want) == std::bit_cast<std::uint32_t>(got) || (std::isnan(want) && std::isnan(got));
-    if (!same && bad++ < 5)
-      ADD_FAILURE() << std::hexfloat << "fma(" << a << ", " << b << ", " << c << ") = " << want << ", got " << got;
+    for (const float got : {asmevo::emu::fp::fma_f32(a, b, c), asmevo::emu::fp::fma_f32_odd(a, b, c)}) {
+      const bool same = std::bit_cast<std::uint32_t>(want) == std::bit_cast<std::uint32_t>(got) || (std::isnan(want) && std::isnan(got));
+      if (!same && bad++ < 5)
+        ADD_FAILURE() << std::hexfloat << "fma(" << a << ", " << b << ", " << c << ") = " << want << ", got " << got;
+    }
   }
   EXPECT_EQ(bad, 0u);
 }

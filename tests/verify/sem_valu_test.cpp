@@ -349,7 +349,12 @@ RC_GTEST_PROP(SemValuProp, FmaMixMatchesHost, ()) {
   std::mt19937 g(seed);
   u32 a[64], b[64], c[64];
   auto s = run("\tv_fma_mix_f32 v3, v0, -v1, v2 op_sel:[1,0,0] op_sel_hi:[1,1,0]\n"
-               "\tv_mov_b32 v4, v2\n\tv_fma_mixlo_f16 v4, v0, v1, v2 op_sel_hi:[1,1,1]",
+               "\tv_mov_b32 v4, v2\n\tv_fma_mixlo_f16 v4, v0, v1, v2 op_sel_hi:[1,1,1]\n"
+               // one register as two sources: read alike (converted once), and with other modifiers or halves
+               "\tv_fma_mix_f32 v5, v0, v0, v2 op_sel_hi:[1,1,0]\n"
+               "\tv_fma_mix_f32 v6, v0, -v0, v2 op_sel_hi:[1,1,0]\n"
+               "\tv_fma_mix_f32 v7, v0, v0, v2 op_sel:[0,1,0] op_sel_hi:[1,1,0]\n"
+               "\tv_fma_mix_f32 v8, v0, v0, v2 op_sel_hi:[1,0,0]",
                [&](Wave& w) {
                  for (unsigned l = 0; l < 64; ++l) {
                    const float x = std::ldexp(static_cast<float>(static_cast<std::int32_t>(g() % 4000) - 2000), -8);
@@ -368,6 +373,11 @@ RC_GTEST_PROP(SemValuProp, FmaMixMatchesHost, ()) {
     const double e = static_cast<double>(fp::f16_to_f32(static_cast<u16>(a[l]))) * fp::f16_to_f32(static_cast<u16>(b[l])) +
                      fp::f16_to_f32(static_cast<u16>(c[l]));
     RC_ASSERT(s->wave().row(4)[l] == ((c[l] & 0xffff0000u) | fp::f64_to_f16(e)));
+    const float lo = fp::f16_to_f32(static_cast<u16>(a[l])), hi = fp::f16_to_f32(static_cast<u16>(a[l] >> 16));
+    RC_ASSERT(s->wave().row(5)[l] == fb(std::fma(lo, lo, bf(c[l]))));
+    RC_ASSERT(s->wave().row(6)[l] == fb(std::fma(lo, -lo, bf(c[l]))));
+    RC_ASSERT(s->wave().row(7)[l] == fb(std::fma(lo, hi, bf(c[l]))));
+    RC_ASSERT(s->wave().row(8)[l] == fb(std::fma(lo, bf(a[l]), bf(c[l]))));  // src1 read as the f32 register
   }
 }
 

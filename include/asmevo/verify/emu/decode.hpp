@@ -181,6 +181,15 @@ inline void fell_off_end(Wave& w, const Op& op) {
   return mem && (f.props & (load | atomic_ret)) != 0;
 }
 
+/// Op::aux of a MUBUF/MTBUF form: its addressing mode from the LLVM record name (BUFFER_LOAD_DWORD_OFFEN_gfx90a,
+/// _IDXEN, _BOTHEN, _OFFSET), decided once here rather than on every execution: bit 0 offen, bit 1 idxen.
+[[nodiscard]] inline std::uint32_t vmem_addressing(std::string_view record) {
+  if (record.find("_BOTHEN") != std::string_view::npos) return 3;
+  if (record.find("_OFFEN") != std::string_view::npos) return 1;
+  if (record.find("_IDXEN") != std::string_view::npos) return 2;
+  return 0;
+}
+
 }  // namespace detail
 
 /// Decodes every instruction of `in.program` into `Code::ops` (in program order, plus a sentinel), resolving
@@ -231,6 +240,7 @@ inline void fell_off_end(Wave& w, const Op& op) {
     op.id = inst.id;
     op.info = &forms[inst.form];
     op.size = static_cast<std::uint8_t>(encoded_size(inst));
+    if (op.info->has(isa::prop::vmem)) op.aux = detail::vmem_addressing(op.info->name);
     std::uint64_t a = ~0ull;
     if (inst.id.value < in.inst_addr.size()) a = in.inst_addr[inst.id.value];
     if (a == ~0ull) a = next_addr;

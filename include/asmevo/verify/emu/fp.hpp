@@ -137,17 +137,20 @@ namespace detail {
 /// Exact decode (every f16 is an f32), denormals kept [ISA V_CVT_F32_F16 "0ULP accuracy, FP16 denormal inputs are
 /// accepted"]. NaN payload is shifted into the top of the f32 payload, as an exact widening does.
 [[nodiscard]] inline float f16_to_f32(std::uint16_t h) noexcept {
+  // Branch-free, so that loops over a wave's lanes vectorise: the exponent/significand field moved to f32's place
+  // and rebiased by 112 (normal) or 224 (inf/NaN, giving exponent 255 and the payload in the top bits); a zero or
+  // denormal is m * 2^-24, which int->float conversion and a power-of-two scaling give exactly (m < 2^10).
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t e = (h >> 10) & 0x1f;
-  const std::uint32_t m = h & 0x3ffu;
-  if (e - 1u < 30u) [[likely]] return f32(sign | ((e + 112) << 23) | (m << 13));  // normal: rebias the exponent
-  if (e == 0x1f) return f32(sign | 0x7f800000u | (m << 13));
-  if (m == 0) return f32(sign);
-  // Denormal: m * 2^-24, exact in f32.
-  const int lz = std::countl_zero(m) - 21;  // shift so bit 10 is the leading one
-  const std::uint32_t mm = (m << lz) & 0x3ffu;
-  const std::uint32_t ee = static_cast<std::uint32_t>(113 - lz);
-  return f32(sign | (ee << 23) | (mm << 13));
+  const std::uint32_t em = h & 0x7fffu;
+  const std::uint32_t e = em & 0x7c00u;
+  const std::uint32_t normal = (em << 13) + (112u << 23);
+  const std::uint32_t special = (em << 13) + (224u << 23);
+  const std::uint32_t tiny = bits(static_cast<float>(static_cast<std::int32_t>(em)) * 0x1p-24f);
+  // Selection by masks, not ?: (which compilers turn into branches that stop vectorisation): e + 0x400 reaches
+  // bit 15 only for e = 0x7c00, e - 1 wraps to bit 31 only for e = 0.
+  const std::uint32_t is_special = 0u - ((e + 0x400u) >> 15), is_tiny = 0u - ((e - 1u) >> 31);
+  const std::uint32_t mag = (normal & ~(is_special | is_tiny)) | (special & is_special) | (tiny & is_tiny);
+  return f32(sign | mag);
 }
 
 namespace detail {
@@ -196,6 +199,30 @@ namespace detail {
 
 /// f64 -> f16 in one rounding (RNE), unlike f64->f32->f16 which can double-round. Used for buffer initialisation.
 [[nodiscard, gnu::always_inline]] inline std::uint16_t f64_to_f16(double d) noexcept { return detail::f64_to_f16_mode(d, Round::nearest_even); }
+
+/// f64_to_f16 over an array, in two passes so that the first vectorises: round to nearest even of the values below
+/// the overflow threshold with integer shifts and masks only (the same normal/subnormal computation as
+/// f64_to_f16_mode, no compares), then the rare lanes at or above it (|d| >= 65520, infinities, NaNs) one by one.
+inline void f64_to_f16_lanes(const double* in, std::uint16_t* out, unsigned n) noexcept {
+  std::uint64_t big = 0;
+  for (unsigned l = 0; l < n; ++l) {
+    const std::uint64_t b = bits64(in[l]);
+    const std::uint64_t a = b & 0x7fffffffffffffffull;
+    const std::uint64_t m = a & 0x000fffffffffffffull;
+    std::uint64_t h = (((a >> 52) - 1008u) << 10) | (m >> 42);
+    const std::uint64_t round = (m >> 41) & 1u, rest = m & 0x1ffffffffffull;
+    const std::uint64_t sticky = (rest | (0 - rest)) >> 63;
+    h += round & (sticky | (h & 1u));
+    const std::uint64_t sub = bits64(f64(a) * 16777216.0 + 4503599627370496.0) & 0x7ffu;  // valid when subnormal
+    const std::uint64_t is_sub = 0 - ((a - 0x3f10000000000000ull) >> 63);                // a < 2^-14
+    big |= ((0x40effe0000000000ull - 1 - a) >> 63);                                      // a >= 65520 or inf/NaN
+    out[l] = static_cast<std::uint16_t>(((b >> 48) & 0x8000u) | ((h & ~is_sub) | (sub & is_sub)));
+  }
+  if (big)
+    for (unsigned l = 0; l < n; ++l)
+      if ((bits64(in[l]) & 0x7fffffffffffffffull) >= 0x40effe0000000000ull) out[l] = f64_to_f16(in[l]);
+}
+
 
 // ---------------------------------------------------------------------------------------------------------------
 // bf16
@@ -657,12 +684,14 @@ template <class W, class U>
   const double s = p + c;
   const double bp = s - c;
   const double err = (p - bp) + (c - (s - bp));
-  std::uint64_t u = bits64(s);
-  const bool inexact = (err != 0.0) & ((u & 0x7ff0000000000000ull) != 0x7ff0000000000000ull);
-  const bool overshoot = (u >> 63) ? (err > 0.0) : (err < 0.0);
-  u -= static_cast<std::uint64_t>(inexact & overshoot);
-  u |= static_cast<std::uint64_t>(inexact);
-  return f64(u);
+  // Integer shifts, adds and masks only (no compares, which a baseline x86-64 vectoriser cannot do on 64-bit lanes):
+  // inexact = err is not +-0 and s is finite; overshoot = err and s have opposite signs.
+  const std::uint64_t u = bits64(s), eb = bits64(err), e2 = eb << 1;
+  const std::uint64_t nonzero = (e2 | (0 - e2)) >> 63;
+  const std::uint64_t finite = 1 - ((((u >> 52) & 0x7ffu) + 1) >> 11);
+  const std::uint64_t inexact = nonzero & finite;
+  const std::uint64_t overshoot = ((eb ^ u) >> 63) & inexact;
+  return f64((u - overshoot) | inexact);
 }
 
 /// f32 fused multiply-add without a libm call: a*b is exact in f64 (48-bit product), the sum is rounded to odd in
@@ -672,23 +701,18 @@ template <class W, class U>
   const double p = static_cast<double>(a) * static_cast<double>(b), cc = static_cast<double>(c);
   // Fast path: s = RN53(exact). Rounding s to f32 differs from rounding the exact value only when s is exactly
   // halfway between two floats (f32 midpoints are f64 values and RN53 is monotonic, so the exact value lies on the
-  // same side of every other midpoint as s). Normal f32 range only; the rest takes the round-to-odd path.
+  // same side of every other midpoint as s). Normal f32 range only; the rest takes the round-to-odd path. With f32
+  // data the branch is almost never taken; fma_f32_odd is the branch-free form for data that often lands on
+  // halfway points (sources widened from f16: v_fma_mix_f32).
   const double s = p + cc;
   const std::uint64_t u = bits64(s) & 0x7fffffffffffffffull;
   if (u >= 0x3810000000000000ull && u < 0x47f0000000000000ull && (u & 0x1fffffffull) != 0x10000000ull)
     return static_cast<float>(s);
   return static_cast<float>(add_round_odd(p, cc));
 }
-
-/// Whether rounding the f64 `d` to f16 could differ from rounding the exact value `d` was rounded from: `d` is
-/// exactly halfway between two f16 values (see fma_f32), or near the overflow threshold.
-[[nodiscard]] inline bool f16_tie(double d) noexcept {
-  const std::uint64_t a = bits64(d) & 0x7fffffffffffffffull;
-  if (a >= 0x40eff00000000000ull) return true;  // |d| >= 65280, near the overflow threshold 65520 (or inf/NaN)
-  if (a >= 0x3f10000000000000ull) return (a & 0x3ffffffffffull) == 0x20000000000ull;  // normal: 42 dropped bits
-  const double x = f64(a) * 33554432.0;  // |d| * 2^25 < 2048, exact: halfway points are odd multiples of 2^-25
-  const auto i = static_cast<std::int64_t>(x);
-  return static_cast<double>(i) == x && (i & 1);
+/// The same fused multiply-add always through the round-to-odd sum: no branch, so a loop over lanes vectorises.
+[[nodiscard]] inline float fma_f32_odd(float a, float b, float c) noexcept {
+  return static_cast<float>(add_round_odd(static_cast<double>(a) * static_cast<double>(b), static_cast<double>(c)));
 }
 
 /// v_div_fmas_f32: fma(a, b, c), then scaled by 2^+-64 when this lane's VCC is set (correction 1 above). Rounded

@@ -473,18 +473,11 @@ struct Vsharp {
   return v;
 }
 
-/// Addressing mode of a MUBUF form, from its record name (BUFFER_LOAD_DWORD_OFFEN_gfx90a, _IDXEN, _BOTHEN, _OFFSET).
+/// Addressing mode of a MUBUF form (from its record name, found at decode: detail::vmem_addressing).
 struct BufMode {
   bool offen = false, idxen = false;
 };
-[[nodiscard]] inline BufMode buf_mode(const Op& op) noexcept {
-  const std::string_view n = op.info ? op.info->name : std::string_view{};
-  BufMode b;
-  if (n.find("_BOTHEN") != std::string_view::npos) b.offen = b.idxen = true;
-  else if (n.find("_OFFEN") != std::string_view::npos) b.offen = true;
-  else if (n.find("_IDXEN") != std::string_view::npos) b.idxen = true;
-  return b;
-}
+[[nodiscard]] inline BufMode buf_mode(const Op& op) noexcept { return {(op.aux & 1u) != 0, (op.aux & 2u) != 0}; }
 
 /// Checks the forms and resource features the emulator does not implement; stops the run and returns false.
 [[nodiscard]] inline bool buffer_supported(Wave& w, const Op& op, const Vsharp& v, const BufMode& b) {
@@ -514,15 +507,31 @@ inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const
   const std::uint64_t origin = v.base + w.scalar32(op.at(Name::soffset));
   const std::uint64_t ioff = op.imm(Name::offset) & 0xfffu;
   const Slot& va = op.at(Name::vaddr);
-  std::uint32_t zero[wave_lanes] = {};
-  const std::uint32_t* idx = b.idxen ? w.v[va.index] : zero;
-  const std::uint32_t* voff = b.offen ? w.v[va.index + (b.idxen ? 1 : 0)] : zero;
   LaneMask in = 0;
-  for (unsigned l = 0; l < wave_lanes; ++l) {
-    const std::uint64_t off = ioff + voff[l];
-    m.addr[l] = origin + static_cast<std::uint64_t>(idx[l]) * v.stride + off;
-    const bool ok = b.idxen ? idx[l] < v.num_records : off < v.num_records;
-    in |= static_cast<LaneMask>(ok) << l;
+  if (!b.idxen) {  // raw buffer (the common case): separate loops, the address one vectorises
+    const std::uint64_t num = v.num_records;
+    if (b.offen) {
+      const std::uint32_t* voff = w.v[va.index];
+      std::uint32_t most = 0;  // the largest offset decides when every lane is in range (the usual case)
+      for (unsigned l = 0; l < wave_lanes; ++l) {
+        m.addr[l] = origin + ioff + voff[l];
+        most = voff[l] > most ? voff[l] : most;
+      }
+      if (ioff + most < num) in = ~LaneMask{0};
+      else
+        for (unsigned l = 0; l < wave_lanes; ++l) in |= static_cast<LaneMask>(ioff + voff[l] < num) << l;
+    } else {
+      m.addr.fill(origin + ioff);
+      in = ioff < num ? ~LaneMask{0} : 0;
+    }
+  } else {
+    const std::uint32_t* idx = w.v[va.index];
+    const std::uint32_t* voff = b.offen ? w.v[va.index + 1] : nullptr;
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      const std::uint64_t off = ioff + (voff ? voff[l] : 0u);
+      m.addr[l] = origin + static_cast<std::uint64_t>(idx[l]) * v.stride + off;
+      in |= static_cast<LaneMask>(idx[l] < v.num_records) << l;
+    }
   }
   m.mask = in & m.exec;
   m.aux[0] = origin;
@@ -684,6 +693,10 @@ inline void bload_done(Wave& w, MemOp& m) {
   if constexpr (ld_bytes(K) <= 4) {
     std::uint64_t lo = 0;
     if (const std::byte* base = span_ptr(w, m, m.exec & m.mask, ld_bytes(K), false, lo)) {
+      if (m.exec == ~LaneMask{0} && m.mask == m.exec) {  // every lane, all in range: no per-lane tests
+        for (unsigned l = 0; l < wave_lanes; ++l) put_load<K>(w, m.dst.first, l, base + (m.addr[l] - lo));
+        return;
+      }
       for (LaneMask e = m.exec; e; e &= e - 1) {
         const unsigned l = static_cast<unsigned>(std::countr_zero(e));
         put_load<K>(w, m.dst.first, l, ((m.mask >> l) & 1) ? base + (m.addr[l] - lo) : nullptr);
@@ -736,6 +749,10 @@ inline void bstore_done(Wave& w, MemOp& m) {
   if constexpr (st_bytes(K) <= 4) {
     std::uint64_t lo = 0;
     if (std::byte* base = span_ptr(w, m, m.mask, st_bytes(K), true, lo)) {
+      if (m.mask == ~LaneMask{0}) {  // every lane in range: no per-lane tests
+        for (unsigned l = 0; l < wave_lanes; ++l) put_store<K>(m, l, base + (m.addr[l] - lo));
+        return;
+      }
       for (LaneMask e = m.mask; e; e &= e - 1) {
         const unsigned l = static_cast<unsigned>(std::countr_zero(e));
         put_store<K>(m, l, base + (m.addr[l] - lo));

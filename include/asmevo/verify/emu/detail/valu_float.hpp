@@ -25,10 +25,7 @@ inline u16 H16(double d) { return fp::f64_to_f16(d); }
 /// The exact a*b+c of f32-representable a, b, c rounded once to f16: a*b is exact in f64 (48-bit product); the sum
 /// is done with TwoSum and rounded to odd, which keeps enough information for a correct second rounding to 11 bits
 /// (Boldo & Melquiond, "When double rounding is odd", 2005).
-inline u16 fma_to_f16(double a, double b, double c) {
-  const double s = a * b + c;  // a * b is exact; s = RN53(exact), right unless it sits on an f16 halfway point
-  return fp::f16_tie(s) ? H16(fp::add_round_odd(a * b, c)) : H16(s);
-}
+inline u16 fma_to_f16(double a, double b, double c) { return H16(fp::add_round_odd(a * b, c)); }
 
 // ---- f32 arithmetic --------------------------------------------------------------------------------------------
 inline u32 add_f32(u32 a, u32 b, u32) { return B(F(a) + F(b)); }

@@ -429,11 +429,19 @@ inline void fma_mix(Wave& w, const Op& op) {
   static constexpr Name names[3] = {Name::src0, Name::src1, Name::src2};
   alignas(64) u32 buf[3][wave_lanes];  // f32 bits of each operand after modifiers (when they differ from the row)
   const u32* v[3];
+  // The VOP3P encoding stores neg in neg_lo and abs in neg_hi for the mix ops (LLVM VOP3PInstructions.td
+  // VOP3_VOP3PInst: "VOP3 neg/abs ... modifiers are allowed"); the decoder may give them as Slot::mods.
+  const auto mods_of = [&](unsigned i) { return op.at(names[i]).mods | ((nlo >> i) & 1u) | (((nhi >> i) & 1u) << 1); };
+  const auto view_of = [&](unsigned i) { return ((selhi >> i) & 1u) | (((sel >> i) & 1u) << 1) | (mods_of(i) << 2); };
   for (unsigned i = 0; i < 3; ++i) {
     const Slot& s = op.at(names[i]);
-    // The VOP3P encoding stores neg in neg_lo and abs in neg_hi for the mix ops (LLVM VOP3PInstructions.td
-    // VOP3_VOP3PInst: "VOP3 neg/abs ... modifiers are allowed"); the decoder may give them as Slot::mods.
-    const unsigned mods = s.mods | (((nlo >> i) & 1u) ? 1u : 0u) | (((nhi >> i) & 1u) ? 2u : 0u);
+    const unsigned mods = mods_of(i);
+    // The same register read the same way as the previous source (x * x in a sum of squares): converted once.
+    if (const Slot& q = i > 0 ? op.at(names[i - 1]) : s;
+        i > 0 && s.kind == Slot::Kind::vgpr && q.kind == s.kind && q.index == s.index && view_of(i) == view_of(i - 1)) {
+      v[i] = v[i - 1];
+      continue;
+    }
     alignas(64) u32 t[wave_lanes];
     const u32* p = w.lanes(s, t);
     u32* out = buf[i];
@@ -456,17 +464,19 @@ inline void fma_mix(Wave& w, const Op& op) {
   const bool clamp = op.imm(Name::clamp) != 0;
   if constexpr (Out == 0) {
     alignas(64) u32 r[wave_lanes];
-    for (unsigned l = 0; l < wave_lanes; ++l) r[l] = ops::fma_f32(v[0][l], v[1][l], v[2][l]);
+    for (unsigned l = 0; l < wave_lanes; ++l) r[l] = fp::bits(fp::fma_f32_odd(fp::f32(v[0][l]), fp::f32(v[1][l]), fp::f32(v[2][l])));
     fix_nans<true, true, true>(r, v[0], v[1], v[2]);
     post_float<T::f32>(r, 0, clamp, !env.out32, env.dx10);
     if (vdst(op).kind == Slot::Kind::vgpr) store32(w, vdst(op).index, r, w.exec());
   } else {
     alignas(64) u16 r[wave_lanes];
-    bool any_nan = false;
-    for (unsigned l = 0; l < wave_lanes; ++l) {
-      r[l] = ops::fma_to_f16(fp::f32(v[0][l]), fp::f32(v[1][l]), fp::f32(v[2][l]));
-      any_nan |= fp::is_nan_f16(r[l]);
-    }
+    alignas(64) double s[wave_lanes];  // the fused sums rounded to odd (a vectorisable loop), then each to f16
+    for (unsigned l = 0; l < wave_lanes; ++l)
+      s[l] = fp::add_round_odd(static_cast<double>(fp::f32(v[0][l])) * fp::f32(v[1][l]), fp::f32(v[2][l]));
+    fp::f64_to_f16_lanes(s, r, wave_lanes);
+    u32 nan_lanes = 0;  // bit 31 set by a NaN code (magnitude above 0x7c00); an OR of integers vectorises
+    for (unsigned l = 0; l < wave_lanes; ++l) nan_lanes |= 0x7c00u - (r[l] & 0x7fffu);
+    const bool any_nan = (nan_lanes >> 31) != 0;
     if (any_nan) {  // [NAN] on the f16 result: the NaN operands narrowed to f16
       alignas(64) u16 q[3][wave_lanes];
       for (unsigned i = 0; i < 3; ++i)
