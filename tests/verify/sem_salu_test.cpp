@@ -435,6 +435,73 @@ TEST(SemSalu, GetregSetregMode) {
   EXPECT_EQ(w.s[2], 0x303u);
 }
 
+// GPR indexing, written from the MI300 ISA: s_set_gpr_idx_on sets MODE.GPR_IDX_EN (bit 27), M0[7:0] = index and
+// M0[15:12] = which VALU operands are offset (bit 12 src0, 13 src1, 14 src2, 15 vdst); other M0 bits are kept.
+TEST(SemSalu, GprIndexingOffsetsTheSelectedVgprOperands) {
+  Rig rig(
+      "s_set_gpr_idx_on s4, gpr_idx(SRC0,DST)\n"
+      "s_getreg_b32 s8, hwreg(HW_REG_MODE, 27, 1)\n"
+      "s_mov_b32 s9, m0\n"
+      "v_mov_b32_e32 v1, v2\n"            // v4 = v5
+      "v_add_u32_e32 v10, v11, v20\n"     // v13 = v14 + v20 (src1 not selected)
+      "s_set_gpr_idx_idx s5\n"             // index 1
+      "s_set_gpr_idx_mode gpr_idx(SRC1)\n" // only src1 now
+      "v_add_u32_e32 v30, v11, v20\n"     // v30 = v11 + v21
+      "s_set_gpr_idx_off\n"
+      "s_getreg_b32 s10, hwreg(HW_REG_MODE, 27, 1)\n"
+      "v_mov_b32_e32 v31, v2\n");        // not indexed
+  Wave& w = rig.run([](Wave& w) {
+    w.vgpr_limit = 64;
+    w.s[4] = 0x1203;  // only bits 7:0 are the index: 3
+    w.s[5] = 0x101;   // index 1
+    w.s[sc::m0] = 0xabcd0000u;
+    for (unsigned r = 0; r < 32; ++r)
+      for (unsigned l = 0; l < 64; ++l) w.row(r)[l] = 1000 * r + l;
+  });
+  EXPECT_EQ(w.s[8], 1u);
+  EXPECT_EQ(w.s[9], 0xabcd9003u);  // M0[15:12] = 0b1001 (SRC0, DST), M0[7:0] = 3, bits 31:16 kept
+  EXPECT_EQ(w.s[10], 0u);
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(w.row(4)[l], 5000u + l);
+    EXPECT_EQ(w.row(1)[l], 1000u + l);  // untouched
+    EXPECT_EQ(w.row(13)[l], (14000u + l) + (20000u + l));
+    EXPECT_EQ(w.row(10)[l], 10000u + l);
+    EXPECT_EQ(w.row(30)[l], (11000u + l) + (21000u + l));
+    EXPECT_EQ(w.row(31)[l], 2000u + l);
+  }
+}
+
+TEST(SemSalu, GprIndexingBeyondTheAllocationStops) {
+  auto s = test::make_snippet("s_set_gpr_idx_on s4, gpr_idx(DST)\nv_mov_b32_e32 v60, 0", Target::gfx942);
+  ASSERT_TRUE(s);
+  s->wave().vgpr_limit = 64;
+  s->wave().s[4] = 4;  // v64: one past the allocation
+  const Stop& st = s->run();
+  EXPECT_EQ(st.kind, Stop::Kind::illegal) << st.message;
+  EXPECT_NE(st.message.find("GPR indexing"), std::string::npos) << st.message;
+}
+
+// S_SETVSKIP: VSKIP = S0[S1[4:0]]; while set no vector instruction issues, scalar ones do (MI300 ISA SOPC).
+TEST(SemSalu, SetvskipSkipsVectorInstructionsOnly) {
+  Rig rig(
+      "s_setvskip s6, 1\n"           // bit 1 of 2: set
+      "v_mov_b32_e32 v40, 7\n"
+      "v_add_u32_e32 v41, v41, v41\n"
+      "s_mov_b32 s7, 9\n"
+      "s_setvskip s6, 0\n"           // bit 0 of 2: clear
+      "v_mov_b32_e32 v42, 8\n");
+  Wave& w = rig.run([](Wave& w) {
+    w.s[6] = 2;
+    for (unsigned l = 0; l < 64; ++l) { w.row(40)[l] = 1; w.row(41)[l] = 3; }
+  });
+  EXPECT_EQ(w.s[7], 9u);
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(w.row(40)[l], 1u);
+    EXPECT_EQ(w.row(41)[l], 3u);
+    EXPECT_EQ(w.row(42)[l], 8u);
+  }
+}
+
 TEST(SemSalu, MovrelsMovreld) {
   Rig rig("s_movrels_b32 s20, s4\ns_movreld_b32 s8, s21\ns_movrels_b64 s[22:23], s[0:1]");
   Wave& w = rig.run([](Wave& w) {

@@ -175,6 +175,28 @@ inline void fell_off_end(Wave& w, const Op& op) {
   return std::nullopt;
 }
 
+/// `gpr_idx(SRC0,SRC1,SRC2,DST)` (any subset, any order, or empty) as the 4-bit mode of s_set_gpr_idx_on/_mode:
+/// bit 0 src0, 1 src1, 2 src2, 3 dst (LLVM AMDGPU operand syntax "imask"); a bare number is read as written.
+[[nodiscard]] inline std::optional<std::uint64_t> gpr_idx_value(std::string_view text) {
+  text = trim(text);
+  if (auto n = parse_int(text)) return *n >= 0 && *n <= 15 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*n)) : std::nullopt;
+  auto args = call_args(text, "gpr_idx");
+  if (!args) return std::nullopt;
+  std::uint64_t v = 0;
+  for (std::string_view a : *args) {
+    a = trim(a);
+    std::uint64_t bit = 0;
+    if (a == "SRC0") bit = 1;
+    else if (a == "SRC1") bit = 2;
+    else if (a == "SRC2") bit = 4;
+    else if (a == "DST") bit = 8;
+    else if (a.empty() && args->size() == 1) continue;
+    if (bit == 0 || (v & bit)) return std::nullopt;
+    v |= bit;
+  }
+  return v;
+}
+
 [[nodiscard]] inline bool is_async_load(const isa::FormInfo& f) {
   using namespace isa::prop;
   const bool mem = (f.props & (smem | vmem | flat | ds)) != 0;
@@ -349,6 +371,9 @@ inline void fell_off_end(Wave& w, const Op& op) {
             if (!v) ok = false; else s.value = *v;
           } else if (oi.kind == isa::Kind::swizzle) {
             auto v = detail::swizzle_value(o.text);
+            if (!v) ok = false; else s.value = *v;
+          } else if (oi.kind == isa::Kind::gpr_idx) {
+            auto v = detail::gpr_idx_value(o.text);
             if (!v) ok = false; else s.value = *v;
           } else {
             ok = false;

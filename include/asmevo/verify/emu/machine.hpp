@@ -44,6 +44,14 @@ struct RunOptions {
   unsigned max_quantum = 24;           ///< a wave runs 1..max_quantum instructions before the scheduler switches
 };
 
+/// Functions run around every instruction when set (one predictable test each when not): `before` after the
+/// waitcnt scoreboard check and before the instruction executes (hazard checking; false means it stopped the
+/// wave), `after` once it has executed (timing traces: the pc, the last MemOp issued and EXEC are visible).
+struct StepHooks {
+  bool (*before)(Wave&, const Op&) = nullptr;
+  void (*after)(Wave&, const Op&) = nullptr;
+};
+
 /// An outstanding memory operation: everything it needs was captured at issue (addresses, store data), the
 /// access itself happens at completion, which also writes its destination registers.
 struct MemOp {
@@ -98,6 +106,7 @@ struct Machine {
   const Code* code = nullptr;
   Memory memory;
   RunOptions options;
+  StepHooks hooks;
   /// Aperture bases (high 32 bits) of the flat address space: a flat address whose high half is one of
   /// these maps to LDS / private memory (MI300 ISA §9.5 "Flat addressing": SH_MEM_BASES apertures).
   std::uint32_t shared_aperture_hi = 0x0001'0000u, private_aperture_hi = 0x0002'0000u;
@@ -339,6 +348,7 @@ inline void init_wave(Wave& w, Machine& m, Workgroup& g, std::uint32_t entry, st
   w.s.fill(0);
   w.scc = false;
   w.mode = 0;
+  w.vector_mode = 0;
   w.trapsts = 0;
   w.pc = entry;
   w.wave_id = wave_id;
@@ -367,11 +377,70 @@ inline void init_wave(Wave& w, Machine& m, Workgroup& g, std::uint32_t entry, st
 // ---- execution -----------------------------------------------------------------------------------------------
 
 /// Runs one instruction of `w`.
-inline void step(Wave& w) {
-  const Op& op = w.ops[w.pc];
-  if (w.outstanding && !scoreboard_ok(w, op)) return;
+namespace detail {
+/// Issues `op` (the instruction at w.pc, or its register-indexed copy): scoreboard, hooks, semantics.
+/// False when the scoreboard or a hook stopped the wave before the instruction ran.
+inline bool issue_op(Wave& w, const Op& op) {
+  if (w.outstanding && !scoreboard_ok(w, op)) return false;
+  const StepHooks& hooks = w.machine->hooks;
+  if (hooks.before && !hooks.before(w, op)) return false;
   ++w.pc;
   op.fn(w, op);
+  if (hooks.after) hooks.after(w, op);
+  return true;
+}
+
+[[nodiscard]] inline bool is_vector_op(const Op& op) noexcept {
+  using namespace isa::prop;
+  return op.info && (op.info->props & (valu | vmem | flat | ds | mfma)) != 0;
+}
+
+/// Step under s_setvskip or GPR indexing (rare; kept out of step's fast path).
+/// VSKIP: "no VOP*/M*BUF/MIMG/DS/FLAT/EXP instructions are issued" while it is set (MI300 ISA S_SETVSKIP); a
+/// skipped instruction still advances the program counter.
+/// GPR indexing (MODE.GPR_IDX_EN, set by s_set_gpr_idx_on): a VALU instruction's VGPR operands named by
+/// M0[15:12] (bit 12 src0, 13 src1, 14 src2, 15 vdst) are offset by M0[7:0] (MI300 ISA S_SET_GPR_IDX_ON; LLVM
+/// AMDGPU operand syntax "imask"). The ISA leaves an offset register beyond the wave's allocation to the
+/// hardware's discretion; the emulator stops there as illegal rather than guess.
+inline bool step_special(Wave& w, const Op& op) {
+  if ((w.vector_mode & Wave::vskip_on) && is_vector_op(op)) {
+    ++w.pc;
+    return true;
+  }
+  const std::uint32_t m0 = w.s[sc::m0];
+  const unsigned sel = (m0 >> 12) & 0xfu;
+  if (!(w.vector_mode & Wave::gpr_idx_on) || sel == 0 || !op.info || !op.info->has(isa::prop::valu) ||
+      (op.info->props & (isa::prop::vmem | isa::prop::flat | isa::prop::ds)))
+    return issue_op(w, op);
+  Op x = op;
+  const unsigned idx = m0 & 0xffu;
+  static constexpr Name fields[4] = {Name::src0, Name::src1, Name::src2, Name::vdst};
+  for (unsigned f = 0; f < 4; ++f) {
+    if (!((sel >> f) & 1u)) continue;
+    const auto p = x.pos[static_cast<std::size_t>(fields[f])];
+    if (p == Op::none) continue;
+    Slot& s = x.slots[p];
+    if (s.kind != Slot::Kind::vgpr || s.index >= agpr_row0) continue;  // SGPRs, constants and AGPRs are not indexed
+    const unsigned from = s.index, to = s.index + idx, n = std::max<unsigned>(1, s.dwords);
+    if (to + n > w.vgpr_limit) {
+      w.stop_with(Stop::Kind::illegal, op, std::string(op.mnemonic()) + ": GPR indexing moves v" + std::to_string(from) +
+                                               " by M0[7:0] = " + std::to_string(idx) + " beyond the kernel's " +
+                                               std::to_string(w.vgpr_limit) + " VGPRs");
+      return false;
+    }
+    s.index = to;
+    for (unsigned k = 0; k < x.nreads; ++k)
+      if (x.reads[k].vector && x.reads[k].first == from && f < 3) x.reads[k].first = static_cast<std::uint16_t>(to);
+    for (unsigned k = 0; k < x.nwrites; ++k)
+      if (x.writes[k].vector && x.writes[k].first == from && f == 3) x.writes[k].first = static_cast<std::uint16_t>(to);
+  }
+  return issue_op(w, x);
+}
+}  // namespace detail
+
+inline void step(Wave& w) {
+  const Op& op = w.ops[w.pc];
+  if (!(w.vector_mode ? detail::step_special(w, op) : detail::issue_op(w, op))) return;
   if (++w.executed >= w.machine->options.instruction_limit)
     w.stop_with(Stop::Kind::limit, op, "wave " + std::to_string(w.wave_id) + " ran " + std::to_string(w.executed) +
                                            " instructions without ending (limit " +

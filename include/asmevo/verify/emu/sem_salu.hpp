@@ -453,6 +453,15 @@ inline bool read_hwreg(const Wave& w, unsigned id, u32& v) {
   }
 }
 
+/// MODE bit 27 is GPR_IDX_EN (MI300 ISA §3.3 "MODE register"); the wave keeps a mirror that step() tests.
+inline constexpr u32 mode_gpr_idx_en = 1u << 27;
+
+/// Keeps Wave::vector_mode's gpr_idx bit equal to MODE.GPR_IDX_EN after any MODE write.
+inline void sync_gpr_idx(Wave& w) {
+  if (w.mode & mode_gpr_idx_en) w.vector_mode |= Wave::gpr_idx_on;
+  else w.vector_mode &= static_cast<std::uint8_t>(~Wave::gpr_idx_on);
+}
+
 inline void s_getreg_b32(Wave& w, const Op& op) {
   const u32 k = static_cast<u32>(op.imm(Name::simm16));
   const unsigned id = k & 0x3f, off = (k >> 6) & 0x1f, size = ((k >> 11) & 0x1f) + 1;
@@ -481,12 +490,44 @@ inline void s_setreg(Wave& w, const Op& op) {
   const u32 mask = field << off;
   const u32 src = w.scalar32(op.at(Src));
   *reg = (*reg & ~mask) | ((src << off) & mask);
+  if (id == hwreg::mode) sync_gpr_idx(w);
+}
+
+// ---- GPR indexing and VSKIP (the issue side is machine.hpp detail::step_special) ----------------------------
+
+/// S_SET_GPR_IDX_ON: "MODE.gpr_idx_en = 1; M0[7:0] = S0.u[7:0]; M0[15:12] = SIMM4"; the other bits of M0 are
+/// unmodified (MI300 ISA, SOPC opcodes).
+inline void s_set_gpr_idx_on(Wave& w, const Op& op) {
+  const u32 idx = w.scalar32(op.at(Name::src0)) & 0xffu;
+  const u32 mode = static_cast<u32>(op.imm(Name::src1)) & 0xfu;
+  w.s[sc::m0] = (w.s[sc::m0] & ~0xf0ffu) | idx | (mode << 12);
+  w.mode |= mode_gpr_idx_en;
+  sync_gpr_idx(w);
+}
+/// S_SET_GPR_IDX_OFF: "MODE.gpr_idx_en = 0".
+inline void s_set_gpr_idx_off(Wave& w, const Op&) {
+  w.mode &= ~mode_gpr_idx_en;
+  sync_gpr_idx(w);
+}
+/// S_SET_GPR_IDX_IDX: "M0[7:0] = S0.u[7:0]", the rest of M0 unmodified.
+inline void s_set_gpr_idx_idx(Wave& w, const Op& op) {
+  w.s[sc::m0] = (w.s[sc::m0] & ~0xffu) | (w.scalar32(op.at(Name::src0)) & 0xffu);
+}
+/// S_SET_GPR_IDX_MODE: "M0[15:12] = SIMM4", the rest of M0 unmodified.
+inline void s_set_gpr_idx_mode(Wave& w, const Op& op) {
+  w.s[sc::m0] = (w.s[sc::m0] & ~0xf000u) | ((static_cast<u32>(op.imm(Name::simm16)) & 0xfu) << 12);
+}
+/// S_SETVSKIP: "VSKIP = S0.u[S1.u[4:0]]" — while set, vector instructions are not issued (MI300 ISA, SOPC).
+inline void s_setvskip(Wave& w, const Op& op) {
+  const u32 bit = (w.scalar32(op.at(Name::src0)) >> (w.scalar32(op.at(Name::src1)) & 31u)) & 1u;
+  if (bit) w.vector_mode |= Wave::vskip_on;
+  else w.vector_mode &= static_cast<std::uint8_t>(~Wave::vskip_on);
 }
 
 }  // namespace detail::salu
 
 /// The scalar ALU and program-control semantics. Mnemonics absent from this table (s_sethalt, s_setkill,
-/// s_sendmsg, s_set_gpr_idx_on/idx/mode, s_cbranch_g_fork/i_fork/join, s_rfe_*, s_setvskip, s_endpgm_saved, ...)
+/// s_sendmsg, s_cbranch_g_fork/i_fork/join, s_rfe_*, s_endpgm_saved, ...)
 /// decode to a handler that stops the run as unsupported.
 [[nodiscard]] inline std::span<const Semantics> salu_semantics() {
   using namespace detail::salu;
@@ -637,6 +678,11 @@ inline void s_setreg(Wave& w, const Op& op) {
       {"s_call_b64", s_call_b64},
       // SOPP
       {"s_nop", s_nop},
+      {"s_set_gpr_idx_idx", s_set_gpr_idx_idx},
+      {"s_set_gpr_idx_mode", s_set_gpr_idx_mode},
+      {"s_set_gpr_idx_off", s_set_gpr_idx_off},
+      {"s_set_gpr_idx_on", s_set_gpr_idx_on},
+      {"s_setvskip", s_setvskip},
       {"s_endpgm", s_endpgm},
       {"s_branch", s_branch},
       {"s_cbranch_scc0", s_cbranch<Cond::scc0>},

@@ -80,6 +80,8 @@ struct RegRange {
 
 struct Wave;
 struct Op;
+struct HazardState;  // hazards.hpp
+struct WaveTrace;    // timing.hpp
 /// An instruction's semantics. Runs one wave-instruction; reports problems through Wave::stop_with.
 using Exec = void (*)(Wave&, const Op&);
 
@@ -136,12 +138,13 @@ struct Stop {
     unsupported,  ///< an instruction (or operand form) the emulator does not implement
     illegal,      ///< an instruction the hardware would not run this way (bad register, s_trap, bad resource)
     limit,        ///< the instruction budget ran out (a hang guard)
+    hazard,       ///< an instruction issued fewer wait states after its producer than a hazard rule requires
   };
   Kind kind = Kind::none;
   InstId inst{};
   std::int32_t lane = -1;
   std::uint64_t address = 0;
-  InstId other{};               ///< waitcnt: the load whose result was not waited for
+  InstId other{};               ///< waitcnt: the load whose result was not waited for; hazard: the producer
   bool has_other = false;
   std::string message;
 };
@@ -154,6 +157,7 @@ struct Stop {
     case Stop::Kind::unsupported: return "unsupported instruction";
     case Stop::Kind::illegal: return "illegal instruction";
     case Stop::Kind::limit: return "instruction limit";
+    case Stop::Kind::hazard: return "hazard violation";
   }
   return "?";
 }
@@ -169,6 +173,10 @@ struct Wave {
   std::array<std::uint32_t, scalar_codes> s{};
   bool scc = false;
   std::uint32_t mode = 0;     ///< HW_REG_MODE (MI300 ISA §3.3 "MODE register")
+  /// Modes that change how vector instructions issue, tested once per step (machine.hpp step_special):
+  /// gpr_idx mirrors MODE.GPR_IDX_EN (bit 27), vskip is set by s_setvskip.
+  static constexpr std::uint8_t gpr_idx_on = 1, vskip_on = 2;
+  std::uint8_t vector_mode = 0;
   std::uint32_t trapsts = 0;  ///< HW_REG_TRAPSTS
   std::uint32_t pc = 0;       ///< Op index of the next instruction
   std::uint32_t wave_id = 0;  ///< wave index within its workgroup
@@ -202,6 +210,9 @@ struct Wave {
 
   std::uint64_t executed = 0;  ///< wave-instructions run
   Stop* stop = nullptr;        ///< set when the wave must stop (points into the Machine's result)
+  /// State of the optional step hooks (Machine::hooks), owned by the launch; null when the hook is off.
+  HazardState* hazards = nullptr;  ///< recent producers, for the wait-state rules (hazards.hpp)
+  WaveTrace* trace = nullptr;      ///< the executed instruction stream, for the cost model (timing.hpp)
 
   // ---- register access -------------------------------------------------------------------------
   [[nodiscard]] LaneMask exec() const noexcept { return s[sc::exec] | static_cast<std::uint64_t>(s[sc::exec + 1]) << 32; }

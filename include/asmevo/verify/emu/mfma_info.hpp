@@ -1,0 +1,350 @@
+// Geometry and issue cost of the matrix-core (MFMA / SMFMAC) opcodes per target, shared by the MFMA semantics,
+// the hazard rules and the cost model.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "asmevo/ir/target.hpp"
+
+namespace asmevo::emu {
+
+/// Element type of an MFMA operand. fp8/bf8 are the target's 8-bit float formats: the NUZ variants (bias 8/16, no
+/// infinities, 0x80 is the only NaN) on gfx942, the OCP E4M3/E5M2 formats on gfx950 (AMD matrix instruction
+/// calculator dict_math_types 'amd_fp8'/'amd_bf8' for CDNA3). xf32 is an f32 operand the matrix core reads at
+/// reduced precision (gfx942 only). f8f6f4 is gfx950's format-selectable input (cbsz/blgp pick the formats).
+enum class MfmaType : std::uint8_t { f32, xf32, f16, bf16, i8, i32, f64, fp8, bf8, f8f6f4 };
+
+/// One MFMA or SMFMAC opcode on one target. A block is an independent M x N x K product; `blocks` of them run at
+/// once (the 4x4 forms have 16, 2b/4b forms 2 or 4). `passes` is how many 4-cycle passes the matrix pipeline
+/// needs (the unit of the MFMA wait-state rules and of the cost model).
+struct MfmaInfo {
+  std::string_view mnemonic;
+  unsigned m = 0, n = 0, k = 0;
+  unsigned blocks = 1;
+  unsigned passes = 0;
+  bool dgemm = false;   ///< f64 (DGEMM pipeline)
+  bool sparse = false;  ///< SMFMAC (gfx942): A is 2:4 structured-sparse, K counts the dense extent
+  std::string_view source;  ///< where the pass count comes from
+  MfmaType a = MfmaType::f32, b = MfmaType::f32;  ///< SrcA / SrcB element types
+  MfmaType cd = MfmaType::f32;                    ///< SrcC / vdst element type
+};
+
+namespace detail {
+
+// Where the pass counts come from. The calculator lists "cycles" per instruction; a pass is 4 cycles (MI300 ISA
+// (CDNA3) §7.1 "passes", LLVM SISchedule.td Write{2,4,8,16}PassMAI).
+inline constexpr std::string_view src_calc =
+    "AMD matrix instruction calculator (github ROCm/amd_matrix_instruction_calculator, matrix_calculator.py "
+    "dict_insts cdna2/cdna3 'cycles') / 4";
+inline constexpr std::string_view src_as942 =
+    "assumed equal to gfx942 (calculator snapshot has no CDNA4 table; no authoritative gfx950 figure stored)";
+inline constexpr std::string_view src_est950 =
+    "estimate: 8 passes for 16x16 and 16 for 32x32 gfx950-only forms (no authoritative figure stored; f8f6f4 with "
+    "fp4/fp6 inputs may take fewer)";
+/// Inferred, not documented: LLVM 22 pads a gfx950 32x32x16 f16/bf16 MFMA result read by VALU with 12 wait states
+/// in the Triton corpus (attn/matmul .gfx950.s), which its GCNHazardRecognizer computes as passes + 3 + 1 for an
+/// XDL producer on gfx950: 8 passes.
+inline constexpr std::string_view src_pad950 = "inferred from LLVM 22's hazard padding in Triton gfx950 code (12 = 8 passes + 3 + 1)";
+
+struct MfmaRow {
+  std::string_view mnemonic;
+  Target target;
+  unsigned m, n, k, blocks, passes;
+  bool dgemm, sparse;
+  MfmaType a, b, cd;
+  std::string_view source;
+};
+
+// Every MFMA/SMFMAC mnemonic of the generated ISA tables (asmevo::isa::mnemonics) plus the old spellings LLVM
+// accepts as rename/mnemonic aliases on gfx942/gfx950 (v_mfma_f32_32x32x8f16 = v_mfma_f32_32x32x8_f16). Geometry
+// (m, n, k, blocks, types) from the calculator's dict_insts for gfx90a (cdna2) and gfx942 (cdna3); gfx950-only
+// forms from their mnemonics. Not covered: gfx950's v_mfma_ld_scale_b32 (not a matrix product).
+// Sorted by (mnemonic, target).
+inline constexpr MfmaRow mfma_rows[] = {
+{"v_mfma_f32_16x16x128_f8f6f4", Target::gfx950, 16, 16, 128, 1, 8, false, false, MfmaType::f8f6f4, MfmaType::f8f6f4, MfmaType::f32, src_est950},
+    {"v_mfma_f32_16x16x16_bf16", Target::gfx942, 16, 16, 16, 1, 4, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x16_bf16", Target::gfx950, 16, 16, 16, 1, 4, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x16_f16", Target::gfx942, 16, 16, 16, 1, 4, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x16_f16", Target::gfx950, 16, 16, 16, 1, 4, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x16bf16", Target::gfx942, 16, 16, 16, 1, 4, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x16bf16", Target::gfx950, 16, 16, 16, 1, 4, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x16bf16_1k", Target::gfx90a, 16, 16, 16, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x16bf16_1k", Target::gfx942, 16, 16, 16, 1, 4, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x16bf16_1k", Target::gfx950, 16, 16, 16, 1, 4, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x16f16", Target::gfx90a, 16, 16, 16, 1, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x16f16", Target::gfx942, 16, 16, 16, 1, 4, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x16f16", Target::gfx950, 16, 16, 16, 1, 4, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x1_4b_f32", Target::gfx942, 16, 16, 1, 4, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x1_4b_f32", Target::gfx950, 16, 16, 1, 4, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x1f32", Target::gfx90a, 16, 16, 1, 4, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x1f32", Target::gfx942, 16, 16, 1, 4, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x1f32", Target::gfx950, 16, 16, 1, 4, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x2bf16", Target::gfx90a, 16, 16, 2, 4, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x32_bf16", Target::gfx950, 16, 16, 32, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_est950},
+    {"v_mfma_f32_16x16x32_bf8_bf8", Target::gfx942, 16, 16, 32, 1, 4, false, false, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x32_bf8_bf8", Target::gfx950, 16, 16, 32, 1, 4, false, false, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x32_bf8_fp8", Target::gfx942, 16, 16, 32, 1, 4, false, false, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x32_bf8_fp8", Target::gfx950, 16, 16, 32, 1, 4, false, false, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x32_f16", Target::gfx950, 16, 16, 32, 1, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_est950},
+    {"v_mfma_f32_16x16x32_fp8_bf8", Target::gfx942, 16, 16, 32, 1, 4, false, false, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x32_fp8_bf8", Target::gfx950, 16, 16, 32, 1, 4, false, false, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x32_fp8_fp8", Target::gfx942, 16, 16, 32, 1, 4, false, false, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x32_fp8_fp8", Target::gfx950, 16, 16, 32, 1, 4, false, false, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x32bf16", Target::gfx950, 16, 16, 32, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_est950},
+    {"v_mfma_f32_16x16x32f16", Target::gfx950, 16, 16, 32, 1, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_est950},
+    {"v_mfma_f32_16x16x4_4b_bf16", Target::gfx942, 16, 16, 4, 4, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4_4b_bf16", Target::gfx950, 16, 16, 4, 4, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x4_4b_f16", Target::gfx942, 16, 16, 4, 4, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4_4b_f16", Target::gfx950, 16, 16, 4, 4, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x4_f32", Target::gfx942, 16, 16, 4, 1, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4_f32", Target::gfx950, 16, 16, 4, 1, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x4bf16", Target::gfx942, 16, 16, 4, 4, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4bf16", Target::gfx950, 16, 16, 4, 4, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x4bf16_1k", Target::gfx90a, 16, 16, 4, 4, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4bf16_1k", Target::gfx942, 16, 16, 4, 4, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4bf16_1k", Target::gfx950, 16, 16, 4, 4, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x4f16", Target::gfx90a, 16, 16, 4, 4, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4f16", Target::gfx942, 16, 16, 4, 4, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4f16", Target::gfx950, 16, 16, 4, 4, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x4f32", Target::gfx90a, 16, 16, 4, 1, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4f32", Target::gfx942, 16, 16, 4, 1, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x4f32", Target::gfx950, 16, 16, 4, 1, 8, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_16x16x8_xf32", Target::gfx942, 16, 16, 8, 1, 4, false, false, MfmaType::xf32, MfmaType::xf32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x8bf16", Target::gfx90a, 16, 16, 8, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_16x16x8xf32", Target::gfx942, 16, 16, 8, 1, 4, false, false, MfmaType::xf32, MfmaType::xf32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x16_bf16", Target::gfx950, 32, 32, 16, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_pad950},
+    {"v_mfma_f32_32x32x16_bf8_bf8", Target::gfx942, 32, 32, 16, 1, 8, false, false, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x16_bf8_bf8", Target::gfx950, 32, 32, 16, 1, 8, false, false, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x16_bf8_fp8", Target::gfx942, 32, 32, 16, 1, 8, false, false, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x16_bf8_fp8", Target::gfx950, 32, 32, 16, 1, 8, false, false, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x16_f16", Target::gfx950, 32, 32, 16, 1, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_pad950},
+    {"v_mfma_f32_32x32x16_fp8_bf8", Target::gfx942, 32, 32, 16, 1, 8, false, false, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x16_fp8_bf8", Target::gfx950, 32, 32, 16, 1, 8, false, false, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x16_fp8_fp8", Target::gfx942, 32, 32, 16, 1, 8, false, false, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x16_fp8_fp8", Target::gfx950, 32, 32, 16, 1, 8, false, false, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x16bf16", Target::gfx950, 32, 32, 16, 1, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_est950},
+    {"v_mfma_f32_32x32x16f16", Target::gfx950, 32, 32, 16, 1, 16, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_est950},
+    {"v_mfma_f32_32x32x1_2b_f32", Target::gfx942, 32, 32, 1, 2, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x1_2b_f32", Target::gfx950, 32, 32, 1, 2, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x1f32", Target::gfx90a, 32, 32, 1, 2, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x1f32", Target::gfx942, 32, 32, 1, 2, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x1f32", Target::gfx950, 32, 32, 1, 2, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x2_f32", Target::gfx942, 32, 32, 2, 1, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x2_f32", Target::gfx950, 32, 32, 2, 1, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x2bf16", Target::gfx90a, 32, 32, 2, 2, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x2f32", Target::gfx90a, 32, 32, 2, 1, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x2f32", Target::gfx942, 32, 32, 2, 1, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x2f32", Target::gfx950, 32, 32, 2, 1, 16, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x4_2b_bf16", Target::gfx942, 32, 32, 4, 2, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4_2b_bf16", Target::gfx950, 32, 32, 4, 2, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x4_2b_f16", Target::gfx942, 32, 32, 4, 2, 16, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4_2b_f16", Target::gfx950, 32, 32, 4, 2, 16, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x4_xf32", Target::gfx942, 32, 32, 4, 1, 8, false, false, MfmaType::xf32, MfmaType::xf32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4bf16", Target::gfx90a, 32, 32, 4, 1, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4bf16", Target::gfx942, 32, 32, 4, 2, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4bf16", Target::gfx950, 32, 32, 4, 2, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x4bf16_1k", Target::gfx90a, 32, 32, 4, 2, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4bf16_1k", Target::gfx942, 32, 32, 4, 2, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4bf16_1k", Target::gfx950, 32, 32, 4, 2, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x4f16", Target::gfx90a, 32, 32, 4, 2, 16, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4f16", Target::gfx942, 32, 32, 4, 2, 16, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x4f16", Target::gfx950, 32, 32, 4, 2, 16, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x4xf32", Target::gfx942, 32, 32, 4, 1, 8, false, false, MfmaType::xf32, MfmaType::xf32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x64_f8f6f4", Target::gfx950, 32, 32, 64, 1, 16, false, false, MfmaType::f8f6f4, MfmaType::f8f6f4, MfmaType::f32, src_est950},
+    {"v_mfma_f32_32x32x8_bf16", Target::gfx942, 32, 32, 8, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x8_bf16", Target::gfx950, 32, 32, 8, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x8_f16", Target::gfx942, 32, 32, 8, 1, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x8_f16", Target::gfx950, 32, 32, 8, 1, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x8bf16", Target::gfx942, 32, 32, 8, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x8bf16", Target::gfx950, 32, 32, 8, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x8bf16_1k", Target::gfx90a, 32, 32, 8, 1, 16, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x8bf16_1k", Target::gfx942, 32, 32, 8, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x8bf16_1k", Target::gfx950, 32, 32, 8, 1, 8, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_32x32x8f16", Target::gfx90a, 32, 32, 8, 1, 16, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x8f16", Target::gfx942, 32, 32, 8, 1, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_32x32x8f16", Target::gfx950, 32, 32, 8, 1, 8, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_4x4x1_16b_f32", Target::gfx942, 4, 4, 1, 16, 2, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x1_16b_f32", Target::gfx950, 4, 4, 1, 16, 2, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_4x4x1f32", Target::gfx90a, 4, 4, 1, 16, 2, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x1f32", Target::gfx942, 4, 4, 1, 16, 2, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x1f32", Target::gfx950, 4, 4, 1, 16, 2, false, false, MfmaType::f32, MfmaType::f32, MfmaType::f32, src_as942},
+    {"v_mfma_f32_4x4x2bf16", Target::gfx90a, 4, 4, 2, 16, 2, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x4_16b_bf16", Target::gfx942, 4, 4, 4, 16, 2, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x4_16b_bf16", Target::gfx950, 4, 4, 4, 16, 2, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_4x4x4_16b_f16", Target::gfx942, 4, 4, 4, 16, 2, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x4_16b_f16", Target::gfx950, 4, 4, 4, 16, 2, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_4x4x4bf16", Target::gfx942, 4, 4, 4, 16, 2, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x4bf16", Target::gfx950, 4, 4, 4, 16, 2, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_4x4x4bf16_1k", Target::gfx90a, 4, 4, 4, 16, 2, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x4bf16_1k", Target::gfx942, 4, 4, 4, 16, 2, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x4bf16_1k", Target::gfx950, 4, 4, 4, 16, 2, false, false, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_mfma_f32_4x4x4f16", Target::gfx90a, 4, 4, 4, 16, 2, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x4f16", Target::gfx942, 4, 4, 4, 16, 2, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_mfma_f32_4x4x4f16", Target::gfx950, 4, 4, 4, 16, 2, false, false, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_mfma_f64_16x16x4_f64", Target::gfx942, 16, 16, 4, 1, 8, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_calc},
+    {"v_mfma_f64_16x16x4_f64", Target::gfx950, 16, 16, 4, 1, 8, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_as942},
+    {"v_mfma_f64_16x16x4f64", Target::gfx90a, 16, 16, 4, 1, 8, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_calc},
+    {"v_mfma_f64_16x16x4f64", Target::gfx942, 16, 16, 4, 1, 8, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_calc},
+    {"v_mfma_f64_16x16x4f64", Target::gfx950, 16, 16, 4, 1, 8, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_as942},
+    {"v_mfma_f64_4x4x4_4b_f64", Target::gfx942, 4, 4, 4, 4, 4, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_calc},
+    {"v_mfma_f64_4x4x4_4b_f64", Target::gfx950, 4, 4, 4, 4, 4, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_as942},
+    {"v_mfma_f64_4x4x4f64", Target::gfx90a, 4, 4, 4, 4, 4, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_calc},
+    {"v_mfma_f64_4x4x4f64", Target::gfx942, 4, 4, 4, 4, 4, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_calc},
+    {"v_mfma_f64_4x4x4f64", Target::gfx950, 4, 4, 4, 4, 4, true, false, MfmaType::f64, MfmaType::f64, MfmaType::f64, src_as942},
+    {"v_mfma_i32_16x16x16i8", Target::gfx90a, 16, 16, 16, 1, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_16x16x32_i8", Target::gfx942, 16, 16, 32, 1, 4, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_16x16x32_i8", Target::gfx950, 16, 16, 32, 1, 4, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_16x16x32i8", Target::gfx942, 16, 16, 32, 1, 4, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_16x16x32i8", Target::gfx950, 16, 16, 32, 1, 4, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_16x16x4_4b_i8", Target::gfx942, 16, 16, 4, 4, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_16x16x4_4b_i8", Target::gfx950, 16, 16, 4, 4, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_16x16x4i8", Target::gfx90a, 16, 16, 4, 4, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_16x16x4i8", Target::gfx942, 16, 16, 4, 4, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_16x16x4i8", Target::gfx950, 16, 16, 4, 4, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_16x16x64_i8", Target::gfx950, 16, 16, 64, 1, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_est950},
+    {"v_mfma_i32_16x16x64i8", Target::gfx950, 16, 16, 64, 1, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_est950},
+    {"v_mfma_i32_32x32x16_i8", Target::gfx942, 32, 32, 16, 1, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_32x32x16_i8", Target::gfx950, 32, 32, 16, 1, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_32x32x16i8", Target::gfx942, 32, 32, 16, 1, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_32x32x16i8", Target::gfx950, 32, 32, 16, 1, 8, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_32x32x32_i8", Target::gfx950, 32, 32, 32, 1, 16, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_est950},
+    {"v_mfma_i32_32x32x32i8", Target::gfx950, 32, 32, 32, 1, 16, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_est950},
+    {"v_mfma_i32_32x32x4_2b_i8", Target::gfx942, 32, 32, 4, 2, 16, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_32x32x4_2b_i8", Target::gfx950, 32, 32, 4, 2, 16, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_32x32x4i8", Target::gfx90a, 32, 32, 4, 2, 16, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_32x32x4i8", Target::gfx942, 32, 32, 4, 2, 16, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_32x32x4i8", Target::gfx950, 32, 32, 4, 2, 16, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_32x32x8i8", Target::gfx90a, 32, 32, 8, 1, 16, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_4x4x4_16b_i8", Target::gfx942, 4, 4, 4, 16, 2, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_4x4x4_16b_i8", Target::gfx950, 4, 4, 4, 16, 2, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_i32_4x4x4i8", Target::gfx90a, 4, 4, 4, 16, 2, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_4x4x4i8", Target::gfx942, 4, 4, 4, 16, 2, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_mfma_i32_4x4x4i8", Target::gfx950, 4, 4, 4, 16, 2, false, false, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_mfma_scale_f32_16x16x128_f8f6f4", Target::gfx950, 16, 16, 128, 1, 8, false, false, MfmaType::f8f6f4, MfmaType::f8f6f4, MfmaType::f32, src_est950},
+    {"v_mfma_scale_f32_32x32x64_f8f6f4", Target::gfx950, 32, 32, 64, 1, 16, false, false, MfmaType::f8f6f4, MfmaType::f8f6f4, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x128_bf8_bf8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x128_bf8_fp8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x128_fp8_bf8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x128_fp8_fp8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x128bf8bf8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x128bf8fp8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x128fp8bf8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x128fp8fp8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x32_bf16", Target::gfx942, 16, 16, 32, 1, 4, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x32_bf16", Target::gfx950, 16, 16, 32, 1, 4, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x32_f16", Target::gfx942, 16, 16, 32, 1, 4, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x32_f16", Target::gfx950, 16, 16, 32, 1, 4, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x32bf16", Target::gfx942, 16, 16, 32, 1, 4, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x32bf16", Target::gfx950, 16, 16, 32, 1, 4, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x32f16", Target::gfx942, 16, 16, 32, 1, 4, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x32f16", Target::gfx950, 16, 16, 32, 1, 4, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x64_bf16", Target::gfx950, 16, 16, 64, 1, 8, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x64_bf8_bf8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x64_bf8_bf8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x64_bf8_fp8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x64_bf8_fp8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x64_f16", Target::gfx950, 16, 16, 64, 1, 8, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x64_fp8_bf8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x64_fp8_bf8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x64_fp8_fp8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x64_fp8_fp8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x64bf16", Target::gfx950, 16, 16, 64, 1, 8, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x64bf8bf8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x64bf8bf8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x64bf8fp8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x64bf8fp8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x64f16", Target::gfx950, 16, 16, 64, 1, 8, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_16x16x64fp8bf8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x64fp8bf8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_16x16x64fp8fp8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_16x16x64fp8fp8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x16_bf16", Target::gfx942, 32, 32, 16, 1, 8, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x16_bf16", Target::gfx950, 32, 32, 16, 1, 8, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x16_f16", Target::gfx942, 32, 32, 16, 1, 8, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x16_f16", Target::gfx950, 32, 32, 16, 1, 8, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x16bf16", Target::gfx942, 32, 32, 16, 1, 8, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x16bf16", Target::gfx950, 32, 32, 16, 1, 8, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x16f16", Target::gfx942, 32, 32, 16, 1, 8, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x16f16", Target::gfx950, 32, 32, 16, 1, 8, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x32_bf16", Target::gfx950, 32, 32, 32, 1, 16, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x32_bf8_bf8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x32_bf8_bf8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x32_bf8_fp8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x32_bf8_fp8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x32_f16", Target::gfx950, 32, 32, 32, 1, 16, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x32_fp8_bf8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x32_fp8_bf8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x32_fp8_fp8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x32_fp8_fp8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x32bf16", Target::gfx950, 32, 32, 32, 1, 16, false, true, MfmaType::bf16, MfmaType::bf16, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x32bf8bf8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x32bf8bf8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x32bf8fp8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x32bf8fp8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x32f16", Target::gfx950, 32, 32, 32, 1, 16, false, true, MfmaType::f16, MfmaType::f16, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x32fp8bf8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x32fp8bf8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x32fp8fp8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_calc},
+    {"v_smfmac_f32_32x32x32fp8fp8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_as942},
+    {"v_smfmac_f32_32x32x64_bf8_bf8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x64_bf8_fp8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x64_fp8_bf8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x64_fp8_fp8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x64bf8bf8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::bf8, MfmaType::bf8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x64bf8fp8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::bf8, MfmaType::fp8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x64fp8bf8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::fp8, MfmaType::bf8, MfmaType::f32, src_est950},
+    {"v_smfmac_f32_32x32x64fp8fp8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::fp8, MfmaType::fp8, MfmaType::f32, src_est950},
+    {"v_smfmac_i32_16x16x128_i8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_est950},
+    {"v_smfmac_i32_16x16x128i8", Target::gfx950, 16, 16, 128, 1, 8, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_est950},
+    {"v_smfmac_i32_16x16x64_i8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_smfmac_i32_16x16x64_i8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_smfmac_i32_16x16x64i8", Target::gfx942, 16, 16, 64, 1, 4, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_smfmac_i32_16x16x64i8", Target::gfx950, 16, 16, 64, 1, 4, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_smfmac_i32_32x32x32_i8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_smfmac_i32_32x32x32_i8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_smfmac_i32_32x32x32i8", Target::gfx942, 32, 32, 32, 1, 8, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_calc},
+    {"v_smfmac_i32_32x32x32i8", Target::gfx950, 32, 32, 32, 1, 8, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_as942},
+    {"v_smfmac_i32_32x32x64_i8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_est950},
+    {"v_smfmac_i32_32x32x64i8", Target::gfx950, 32, 32, 64, 1, 16, false, true, MfmaType::i8, MfmaType::i8, MfmaType::i32, src_est950},
+};
+
+[[nodiscard]] constexpr bool row_less(std::string_view m1, Target t1, std::string_view m2, Target t2) noexcept {
+  return m1 < m2 || (m1 == m2 && static_cast<int>(t1) < static_cast<int>(t2));
+}
+
+[[nodiscard]] constexpr bool rows_sorted() noexcept {
+  for (std::size_t i = 1; i < std::size(mfma_rows); ++i)
+    if (!row_less(mfma_rows[i - 1].mnemonic, mfma_rows[i - 1].target, mfma_rows[i].mnemonic, mfma_rows[i].target))
+      return false;
+  return true;
+}
+static_assert(rows_sorted(), "mfma_rows must be sorted by (mnemonic, target)");
+
+inline constexpr auto mfma_infos = [] {
+  std::array<MfmaInfo, std::size(mfma_rows)> out{};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const MfmaRow& r = mfma_rows[i];
+    out[i] = MfmaInfo{r.mnemonic, r.m, r.n, r.k, r.blocks, r.passes, r.dgemm, r.sparse, r.source, r.a, r.b, r.cd};
+  }
+  return out;
+}();
+
+}  // namespace detail
+
+/// The entry for `mnemonic` (lowercase, as the IR spells it) on `t`, or nullptr when `t` has no such opcode.
+[[nodiscard]] constexpr const MfmaInfo* mfma_info(std::string_view mnemonic, Target t) noexcept {
+  std::size_t lo = 0, hi = std::size(detail::mfma_rows);
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const auto& r = detail::mfma_rows[mid];
+    if (detail::row_less(r.mnemonic, r.target, mnemonic, t)) lo = mid + 1; else hi = mid;
+  }
+  if (lo == std::size(detail::mfma_rows) || detail::mfma_rows[lo].mnemonic != mnemonic ||
+      detail::mfma_rows[lo].target != t)
+    return nullptr;
+  return &detail::mfma_infos[lo];
+}
+
+}  // namespace asmevo::emu
