@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("emulator throughput, %s, best of %d; peer: published ~5 us/instruction = %.2f M/s\n\n", target.c_str(), repeat,
               published_rate / 1e6);
-  std::printf("%-14s %-12s %7s %12s %10s %12s %10s\n", "kernel", "completion", "threads", "wave-instr", "seconds", "M instr/s",
-              "x peer");
+  std::printf("%-14s %-12s %7s %7s %12s %10s %12s %10s\n", "kernel", "completion", "hazards", "threads", "wave-instr", "seconds",
+              "M instr/s", "x peer");
   int rc = 0;
   for (const auto& c : cases) {
     if (!only.empty() && only != c.stem) continue;
@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
     if (!mod) { std::fprintf(stderr, "%s\n", mod.error().str().c_str()); return 2; }
     auto spec = verify::parse_launch_spec(c.spec, "<bench>", ".");
     if (!spec) { std::fprintf(stderr, "%s\n", spec.error().str().c_str()); return 2; }
-    for (const auto completion : {emu::Completion::adversarial, emu::Completion::eager}) {
+    for (const auto completion : {emu::Completion::adversarial, emu::Completion::eager})
+    for (const bool hazards : {true, false}) {
       for (const unsigned threads : {1u, cores}) {
         if (threads == cores && cores == 1 && completion == emu::Completion::eager) continue;
         double best = 1e30;
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
           emu::EmulateOptions o;
           o.run.completion = completion;
           o.run.threads = threads;
+          o.hazards = hazards;
           auto res = emu::emulate(*mod, *elf, *spec, o);
           if (!res) { std::fprintf(stderr, "%s\n", res.error().str().c_str()); return 2; }
           if (!res->ok()) {
@@ -97,8 +99,8 @@ int main(int argc, char** argv) {
         }
         if (best >= 1e30) continue;
         const double rate = static_cast<double>(instr) / best;
-        std::printf("%-14s %-12s %7u %12llu %10.4f %12.2f %10.1f\n", c.stem,
-                    completion == emu::Completion::eager ? "eager" : "adversarial", threads,
+        std::printf("%-14s %-12s %7s %7u %12llu %10.4f %12.2f %10.1f\n", c.stem,
+                    completion == emu::Completion::eager ? "eager" : "adversarial", hazards ? "on" : "off", threads,
                     static_cast<unsigned long long>(instr), best, rate / 1e6, rate / published_rate);
       }
     }

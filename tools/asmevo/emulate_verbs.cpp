@@ -1,4 +1,5 @@
 // The asmevo `emulate` verb: run a kernel of a code object on the CPU emulator (DESIGN.md "CLI contract").
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -70,11 +71,63 @@ std::optional<std::uint64_t> number(const Args& a, const char* key, std::uint64_
   return std::nullopt;
 }
 
+Json timing_json(const emu::TimingReport& t) {
+  Json j;
+  j["modeled"] = true;  // cycles of the cost model (timing_params.hpp), not a measurement
+  j["target"] = std::string(to_string(t.target));
+  j["device"] = t.device;
+  j["modeled_us"] = t.modeled_us;
+  j["simulated_cycles"] = t.simulated_cycles;
+  j["cus"] = t.cus;
+  j["cu_share"] = t.cu_share;
+  j["modeled_groups"] = t.modeled_groups;
+  j["subset"] = t.subset;
+  j["waves_per_simd"] = t.waves_per_simd;
+  j["groups_per_cu"] = t.groups_per_cu;
+  j["occupancy_limiter"] = t.occupancy_limiter;
+  j["wave_cycles"] = t.wave_cycles;
+  j["note"] = t.note;
+  Json rows = Json::array();
+  for (const auto& r : t.instructions)
+    rows.push_back({{"id", "i" + std::to_string(r.id.value)}, {"mnemonic", std::string(r.mnemonic)},
+                    {"executions", r.executions}, {"issue", r.issue}, {"stall_waitcnt", r.stall_waitcnt},
+                    {"stall_dependency", r.stall_dependency}, {"stall_barrier", r.stall_barrier},
+                    {"stall_resource", r.stall_resource}});
+  j["instructions"] = std::move(rows);
+  Json hot = Json::array();
+  for (const auto& h : t.hot_windows)
+    hot.push_back({{"first", "i" + std::to_string(h.first.value)}, {"last", "i" + std::to_string(h.last.value)},
+                   {"cycles", h.cycles}, {"share", h.share}});
+  j["hot_windows"] = std::move(hot);
+  return j;
+}
+
+void print_timing(const emu::TimingReport& t) {
+  std::cout << "modeled cycles: " << t.modeled_cycles << " (about " << t.modeled_us << " us on " << t.device
+            << "; cost model, not a measurement)\n";
+  std::cout << "  " << t.note << "\n";
+  std::cout << "  occupancy: " << t.waves_per_simd << " wave(s) per SIMD, " << t.groups_per_cu
+            << " workgroup(s) per CU (limited by " << t.occupancy_limiter << ")\n";
+  std::vector<const emu::InstTiming*> by_stall;
+  for (const auto& r : t.instructions)
+    if (r.stalls()) by_stall.push_back(&r);
+  std::stable_sort(by_stall.begin(), by_stall.end(), [](auto* a, auto* b) { return a->stalls() > b->stalls(); });
+  if (by_stall.size() > 10) by_stall.resize(10);
+  if (!by_stall.empty()) std::cout << "  top stalls (wave-cycles: waitcnt / dependency / barrier / resource):\n";
+  for (const auto* r : by_stall)
+    std::cout << "    i" << r->id.value << " " << r->mnemonic << ": " << r->stall_waitcnt << " / " << r->stall_dependency
+              << " / " << r->stall_barrier << " / " << r->stall_resource << " (x" << r->executions << ")\n";
+  if (!t.hot_windows.empty()) std::cout << "  hot windows:\n";
+  for (const auto& h : t.hot_windows)
+    std::cout << "    i" << h.first.value << "..i" << h.last.value << ": " << h.cycles << " wave-cycles ("
+              << static_cast<int>(100 * h.share + 0.5) << "%)\n";
+}
+
 }  // namespace
 
 int cmd_emulate(int argc, char** argv) {
   auto a = parse_args(argc, argv, {"--launch", "--dump", "--mcpu", "--seed", "--threads", "--trial", "--limit"},
-                      {"--json", "--coverage", "--eager", "--no-preload"});
+                      {"--json", "--coverage", "--eager", "--no-preload", "--no-hazards", "--timing"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.opt.count("--coverage")) {
     if (!a.pos.empty()) return usage_error("emulate --coverage takes no code object");
@@ -97,6 +150,8 @@ int cmd_emulate(int argc, char** argv) {
   opt.trial = static_cast<std::uint32_t>(*trial);
   opt.run.completion = a.opt.count("--eager") ? emu::Completion::eager : emu::Completion::adversarial;
   opt.kernarg_preload = !a.opt.count("--no-preload");
+  opt.hazards = !a.opt.count("--no-hazards");
+  opt.timing = a.opt.count("--timing") > 0;
 
   auto spec = verify::read_launch_spec(lp->second);
   if (!spec) return report(spec.error());
@@ -160,6 +215,10 @@ int cmd_emulate(int argc, char** argv) {
     Json bufs = Json::array();
     for (const auto& b : res->buffers) bufs.push_back({{"arg", b.arg}, {"address", b.address}, {"bytes", b.bytes.size()}});
     j["buffers"] = std::move(bufs);
+    if (res->timing) {
+      j["modeled_cycles"] = res->timing->modeled_cycles;
+      j["timing"] = timing_json(*res->timing);
+    }
     if (!written.empty()) j["dumped"] = written;
     std::cout << j.dump(1) << "\n";
   } else {
@@ -168,6 +227,7 @@ int cmd_emulate(int argc, char** argv) {
               << rate / 1e6 << " M/s), seed " << opt.run.seed << ", "
               << (opt.run.completion == emu::Completion::eager ? "eager" : "adversarial") << " completion\n";
     for (const auto& p : written) std::cout << "wrote " << p << "\n";
+    if (res->timing) print_timing(*res->timing);
     if (res->ok()) std::cout << "ok\n";
     else std::cout << "stopped: " << emu::to_string(res->stop.kind) << " at i" << res->stop.inst.value << ": "
                    << res->stop.message << "\n";

@@ -40,8 +40,10 @@ verbs:
                                                     patched into K0 in place
   roundtrip K.co [-o K1.co] [--json]                recover + rebuild, no edit; 0 iff identical
   emulate K.co --launch L.json [--dump DIR] [--seed S] [--eager] [--threads N] [--trial T] [--no-preload]
-          [--limit N] [--json]                      run a kernel on the CPU emulator (exit 1 when it stops on a
-                                                    fault, waitcnt violation or unsupported instruction)
+          [--limit N] [--no-hazards] [--timing] [--json]
+                                                    run a kernel on the CPU emulator (exit 1 when it stops on a
+                                                    fault, waitcnt or hazard violation, or unsupported
+                                                    instruction); --timing adds modeled cycles
   emulate --coverage --mcpu TARGET [--json]         each opcode: exact | approximate | unsupported
   help                                              this text
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "asmevo/support/diag.hpp"
 #include "asmevo/verify/emu/decode.hpp"
 #include "asmevo/verify/emu/detail/mem_private.hpp"
+#include "asmevo/verify/emu/hazards.hpp"
+#include "asmevo/verify/emu/timing.hpp"
 #include "asmevo/verify/kernargs.hpp"
 #include "asmevo/verify/launch_spec.hpp"
 
@@ -34,6 +37,13 @@ struct EmulateOptions {
   /// false runs the kernel's compatibility prologue instead, as older firmware does (AMDGPUUsage "Preloaded
   /// Kernel Arguments").
   bool kernarg_preload = true;
+  /// Record every wave's instruction stream and run the cost model (timing.hpp) on one CU's share of the
+  /// workgroups; EmulateResult::timing holds the report. Off: the step hook stays null and costs nothing.
+  bool timing = false;
+  std::uint32_t timing_max_groups = 64;  ///< at most this many of the CU's workgroups are traced and modeled
+  /// Check the wait-state rules (verify/hazard_rules.hpp) as instructions run: an instruction issued closer to its
+  /// producer than a rule allows stops the run with a hazard violation naming both. Off: no before hook.
+  bool hazards = true;
 };
 
 /// One argument's buffer after the run.
@@ -52,6 +62,7 @@ struct EmulateResult {
   std::uint64_t waves = 0;
   double seconds = 0;              ///< host time spent running waves (not setup)
   std::string kernel;
+  std::optional<TimingReport> timing;  ///< with EmulateOptions::timing, for a run that ended cleanly
   [[nodiscard]] bool ok() const noexcept { return stop.kind == Stop::Kind::none; }
 };
 
@@ -369,6 +380,24 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   auto group_at = [&](std::uint64_t k) { return order.empty() ? (k + rotation) % group_count : order[k]; };
 
 
+  // Cost model: one CU's share of the workgroups (flat ids 0, cus, 2*cus, ...) is traced, at most
+  // timing_max_groups of them.
+  const TimingParams& tparams = timing_params(module.target);
+  const std::uint64_t tcus = tparams.cus.value;
+  std::vector<std::vector<WaveTrace>> traces;
+  if (opt.timing) {
+    const std::uint64_t share = (group_count + tcus - 1) / tcus;
+    traces.assign(std::min<std::uint64_t>(share, std::max(1u, opt.timing_max_groups)), std::vector<WaveTrace>(waves_per_group));
+    m.hooks.after = &trace_step;
+  }
+
+  // Wait-state rules: one table per launch, one HazardState per resident wave (reset at each wave start).
+  HazardTable htable;
+  if (opt.hazards) {
+    htable = build_hazard_table(*code, module.target);
+    m.hooks.before = &hazard_check;
+  }
+
   EmulateResult res;
   res.kernel = ki->name;
   res.workgroups = group_count;
@@ -379,6 +408,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   auto worker = [&](unsigned t) {
     Workgroup g;
     for (std::uint32_t i = 0; i < waves_per_group; ++i) g.waves.push_back(std::make_unique<Wave>());
+    std::vector<HazardState> hstates(opt.hazards ? waves_per_group : 0);
     std::uint64_t local = 0;
     while (!stopped.load(std::memory_order_relaxed)) {
       const std::uint64_t k = next.fetch_add(1);
@@ -406,6 +436,15 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
           std::memset(p, 0, m.private_size * wave_lanes);
       }
       for (std::uint32_t i = 0; i < waves_per_group; ++i) setup_wave(*g.waves[i], g, i, gid);
+      for (std::uint32_t i = 0; i < hstates.size(); ++i) {
+        hstates[i].reset(&htable);
+        g.waves[i]->hazards = &hstates[i];
+      }
+      for (std::uint32_t i = 0; i < waves_per_group; ++i) {
+        WaveTrace* tr = nullptr;
+        if (!traces.empty() && flat % tcus == 0 && flat / tcus < traces.size()) (tr = &traces[flat / tcus][i])->clear();
+        g.waves[i]->trace = tr;
+      }
       run_workgroup(g, m);
       for (auto& w : g.waves) local += w->executed;
       if (g.stop.kind != Stop::Kind::none) {
@@ -431,6 +470,21 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     if (s.kind != Stop::Kind::none) { res.stop = s; break; }
   for (const auto& [arg, r] : buffer_regions)
     res.buffers.push_back({arg, m.memory.region(r).base, m.memory.region(r).bytes});
+  if (opt.timing && res.ok()) {
+    TimingInput ti;
+    ti.target = module.target;
+    ti.code = &*code;
+    ti.vgprs = lay.vgprs;
+    ti.agprs = lay.agprs;
+    ti.sgprs = lay.sgprs;
+    // Occupancy counts the LDS the kernel asks for (fixed segment plus the launch's "dynamic_lds"), not the 64 KiB
+    // the emulator gives a kernel that may use dynamic LDS.
+    ti.lds_bytes = spec.dynamic_lds ? lds_bytes : fixed_lds;
+    ti.waves_per_group = waves_per_group;
+    ti.workgroups = group_count;
+    ti.groups = traces;
+    res.timing = model_timing(ti, tparams);
+  }
   return res;
 }
 

@@ -1,0 +1,263 @@
+// Checks the wait-state rules of verify/hazard_rules.hpp as instructions run: a per-wave history of recent
+// producers and the Machine::hooks.before hook that stops a wave whose instruction issues too close to one.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "asmevo/verify/emu/machine.hpp"
+#include "asmevo/verify/hazard_rules.hpp"
+
+namespace asmevo::emu {
+
+/// The hazard facts of every instruction of a kernel, computed once per launch and shared by its waves.
+struct HazardTable {
+  Target target = Target::gfx942;
+  verify::TargetRules rules;                ///< the rows of the target (bit b of a mask = rules.index[b])
+  std::vector<verify::HazardFacts> facts;   ///< by Op index
+  std::vector<std::uint64_t> prod_mask;     ///< by Op index: rules the instruction can be the producer of
+  std::vector<std::uint64_t> cons_mask;     ///< by Op index: rules it can be the consumer of
+  std::vector<std::uint8_t> wait_states;    ///< by Op index: wait states it counts as (s_nop N: N + 1)
+  std::vector<std::uint8_t> max_need;       ///< by Op index: the largest distance any of its producer rules requires
+  /// By Op index: the largest distance any of its consumer rules can require from a producer of this kernel; the
+  /// history walk stops there (no older producer can be too close).
+  std::vector<std::uint8_t> cons_window;
+  std::uint64_t window = 0;                 ///< the largest distance any rule requires
+  std::uint64_t grouped = 0;                ///< rules (bits) that belong to a group (verify::HazardRule::group)
+};
+
+namespace detail {
+[[nodiscard]] inline std::uint16_t hazard_role_of(std::string_view name) noexcept {
+  if (name == "src0") return verify::role::src0;
+  if (name == "src1") return verify::role::src1;
+  if (name == "src2") return verify::role::src2;
+  return 0;
+}
+}  // namespace detail
+
+/// The hazard facts of one predecoded instruction: classes from its form, register references with their operand
+/// roles (explicit operands from the form's operand list, implicit EXEC/VCC/M0 from its implicit uses and defs), and
+/// the operand-dependent classes (dst_sel, GDS, wide stores).
+[[nodiscard]] inline verify::HazardFacts hazard_facts(const Op& op, Target t) {
+  using namespace verify;
+  HazardFacts f;
+  if (!op.info) return f;
+  const isa::FormInfo& form = *op.info;
+  f.form = &form;
+  f.cls = hazard_class(form, t);
+  f.passes = hazard_passes(form, t);
+  const auto infos = isa::operands(form);
+  const bool store = form.has(isa::prop::store) || form.has(isa::prop::atomic);
+  bool wide_data = false;
+  const std::size_t n = std::min<std::size_t>({op.nslots, infos.size(), op.slots.size()});
+  for (std::size_t k = 0; k < n; ++k) {
+    const Slot& s = op.slots[k];
+    if (s.kind != Slot::Kind::vgpr && s.kind != Slot::Kind::scalar) continue;
+    if (s.kind == Slot::Kind::scalar && s.index >= 128) continue;  // apertures and other read-only sources
+    const isa::OperandInfo& oi = infos[k];
+    std::uint16_t roles = oi.role == isa::Role::def ? role::def : role::use;
+    roles |= detail::hazard_role_of(oi.name);
+    if ((f.cls & hz::mask_reader) && oi.role == isa::Role::use && oi.name == "src2") roles |= role::mask_in;
+    if (store && oi.role == isa::Role::use && s.kind == Slot::Kind::vgpr &&
+        (oi.name == "vdata" || oi.name == "data0" || oi.name == "data1" || oi.name == "data")) {
+      roles |= role::data;
+      wide_data |= oi.bits > 64;
+    }
+    f.add(HazardRef{s.kind == Slot::Kind::vgpr, static_cast<std::uint16_t>(s.index),
+                    static_cast<std::uint16_t>(std::max<std::uint16_t>(s.dwords, 1)), roles});
+  }
+  auto implicit = [&](std::uint32_t bits, std::uint16_t r) {
+    if (bits & isa::reg::exec) f.add(HazardRef{false, sc::exec, 2, static_cast<std::uint16_t>(r | role::implicit)});
+    if (bits & isa::reg::vcc) f.add(HazardRef{false, sc::vcc, 2, static_cast<std::uint16_t>(r | role::implicit)});
+    if (bits & isa::reg::m0) f.add(HazardRef{false, sc::m0, 1, static_cast<std::uint16_t>(r | role::implicit)});
+  };
+  // The implicit VCC of v_addc/v_subb/v_subbrev/v_cndmask e32 is their carry-in / lane mask.
+  implicit(form.implicit_uses, (f.cls & hz::mask_reader) ? static_cast<std::uint16_t>(role::use | role::mask_in) : role::use);
+  implicit(form.implicit_defs, role::def);
+
+  // s_setreg/s_getreg: HW_REG id = simm16 bits 5:0 (MI300 ISA (CDNA3) §4.4 "S_GETREG/S_SETREG").
+  if (f.cls & (hz::setreg | hz::getreg)) f.hwreg = static_cast<std::int32_t>(op.imm(Name::simm16) & 0x3f);
+  // A DS operation with gds:1 reads M0 as the GDS base (LLVM isSendMsgTraceDataOrGDS).
+  if ((f.cls & hz::ds) && op.has(Name::gds) && op.imm(Name::gds)) f.cls |= hz::m0_msg;
+  // Stores of more than 64 bits of data (LLVM createsVALUHazard): FLAT/GLOBAL/SCRATCH always, MUBUF/MTBUF only
+  // when soffset is not an SGPR.
+  if (store && wide_data && (f.cls & hz::vmem)) {
+    const bool flat = form.has(isa::prop::flat);
+    if (flat || op.at(Name::soffset).kind != Slot::Kind::scalar) f.cls |= hz::wide_store;
+  }
+  // A VALU writing part of its destination (LLVM checkVALUHazards, hasDstSelForwardingHazard): SDWA with dst_sel
+  // other than DWORD (6), or a VOP3 form whose op_sel sets the destination bit. The IR keeps op_sel as the written
+  // list, one bit per source then the destination; the encoded field has the destination at bit 3 (MI300 ISA (CDNA3)
+  // §12 VOP3 OPSEL): either is accepted. VOP3P op_sel has no destination bit.
+  if (f.cls & hz::valu) {
+    if (form.variant == isa::Variant::sdwa && op.has(Name::dst_sel) && op.imm(Name::dst_sel) != 6) f.cls |= hz::dst_sel;
+    if (form.format == isa::Format::VOP3 && op.has(Name::op_sel)) {
+      const unsigned nsrc = op.has(Name::src0) + op.has(Name::src1) + op.has(Name::src2);
+      const std::uint64_t sel = op.imm(Name::op_sel);
+      if (((sel >> nsrc) & 1) || ((sel >> 3) & 1)) f.cls |= hz::dst_sel;
+    }
+  }
+  return f;
+}
+
+/// Builds the hazard table of `code` for `t`.
+[[nodiscard]] inline HazardTable build_hazard_table(const Code& code, Target t) {
+  HazardTable h;
+  h.target = t;
+  h.rules = verify::target_rules(t);
+  h.window = static_cast<std::uint64_t>(verify::max_wait_states(t));
+  const std::size_t n = code.ops.size();
+  h.facts.resize(n);
+  h.prod_mask.assign(n, 0);
+  h.cons_mask.assign(n, 0);
+  h.wait_states.assign(n, 1);
+  h.max_need.assign(n, 0);
+  // A side with a register selector only takes part when it has such a register (a VALU that writes no SGPR is no
+  // producer of the SGPR rules): this keeps the masks, and the work per instruction, small.
+  auto has_sel = [](const verify::RegSel& sel, const verify::HazardFacts& f) {
+    if (sel.file == verify::RegSel::File::none) return true;
+    for (std::size_t k = 0; k < f.nrefs; ++k)
+      if (verify::detail::select(sel, f.refs[k]).count) return true;
+    return false;
+  };
+  for (std::size_t b = 0; b < h.rules.count; ++b)
+    if (verify::hazard_rules[h.rules.index[b]].group) h.grouped |= 1ull << b;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Op& op = code.ops[i];
+    h.facts[i] = hazard_facts(op, t);
+    if (!op.info) continue;
+    for (std::size_t b = 0; b < h.rules.count; ++b) {
+      const verify::HazardRule& r = verify::hazard_rules[h.rules.index[b]];
+      if (verify::producer_matches(r, h.facts[i]) && has_sel(r.prod, h.facts[i])) {
+        h.prod_mask[i] |= 1ull << b;
+        h.max_need[i] = static_cast<std::uint8_t>(std::max(h.max_need[i], static_cast<std::uint8_t>(verify::required_wait_states(r, h.facts[i]))));
+      }
+      if (verify::consumer_matches(r, h.facts[i]) && has_sel(r.cons, h.facts[i])) h.cons_mask[i] |= 1ull << b;
+    }
+    // S_NOP: SIMM16[3:0] + 1 wait states (MI300 ISA (CDNA3) §4.5 and S_NOP; LLVM SIInstrInfo::getNumWaitStates).
+    if (op.info->mnemonic == "s_nop") h.wait_states[i] = static_cast<std::uint8_t>((op.imm(Name::simm16) & 0xf) + 1);
+  }
+  // Per rule, the largest distance any producer in this kernel needs; a rule without producers here is dropped
+  // from every consumer's mask.
+  std::array<std::uint8_t, 64> rule_max{};
+  std::uint64_t produced = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::uint64_t m = h.prod_mask[i]; m; m &= m - 1) {
+      const unsigned b = static_cast<unsigned>(std::countr_zero(m));
+      const auto need = static_cast<std::uint8_t>(verify::required_wait_states(verify::hazard_rules[h.rules.index[b]], h.facts[i]));
+      rule_max[b] = std::max(rule_max[b], need);
+      produced |= 1ull << b;
+    }
+  h.cons_window.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    h.cons_mask[i] &= produced;
+    for (std::uint64_t m = h.cons_mask[i]; m; m &= m - 1)
+      h.cons_window[i] = std::max(h.cons_window[i], rule_max[static_cast<unsigned>(std::countr_zero(m))]);
+  }
+  return h;
+}
+
+/// A wave's recent producers, in wait states. Every issued instruction advances `clock` by its wait states; a
+/// producer is remembered with the clock after it issued, so the distance to a later consumer is the number of wait
+/// states issued in between (0 when the consumer follows it directly).
+struct HazardState {
+  static constexpr unsigned ring_size = 32;  ///< > the largest distance of any rule (each producer is >= 1 state)
+  const HazardTable* table = nullptr;
+  std::uint64_t clock = 0;
+  std::array<std::uint64_t, ring_size> at{};
+  std::array<std::uint32_t, ring_size> op{};
+  unsigned head = 0, count = 0;
+
+  void reset(const HazardTable* t) noexcept {
+    table = t;
+    clock = 0;
+    head = count = 0;
+  }
+};
+
+namespace detail {
+[[nodiscard]] inline std::string hazard_reg_text(const verify::HazardRef& r) {
+  if (!r.count) return {};
+  if (r.vector) return r.first >= agpr_row0 ? "a" + std::to_string(r.first - agpr_row0) : "v" + std::to_string(r.first);
+  return reg_text(false, r.first);
+}
+
+/// Stops `w` for `rule` between producer `p` (Op index pi) and consumer `op`.
+inline void hazard_stop(Wave& w, const Op& op, const Op& p, const verify::HazardRule& rule,
+                        const verify::HazardMatch& m, std::uint64_t dist, int need, unsigned passes) {
+  Stop s;
+  s.kind = Stop::Kind::hazard;
+  s.inst = op.id;
+  s.other = p.id;
+  s.has_other = true;
+  std::string what = hazard_reg_text(m.reg);
+  s.message = "i" + std::to_string(op.id.value) + " (" + std::string(op.mnemonic()) + ") issues " +
+              std::to_string(dist) + " wait state" + (dist == 1 ? "" : "s") + " after i" + std::to_string(p.id.value) +
+              " (" + std::string(p.mnemonic()) + (passes ? ", " + std::to_string(passes) + " passes" : std::string()) +
+              ")" + (what.empty() ? std::string() : " through " + what) + "; rule " + std::string(rule.name) +
+              " requires " + std::to_string(need) + ": " + std::string(rule.text) + " [" + std::string(rule.source) +
+              "]";
+  w.stop_with(std::move(s));
+}
+}  // namespace detail
+
+/// Machine::hooks.before: checks `op` against the wave's recent producers, stops the wave with a hazard violation
+/// naming both instructions and the rule when one is closer than the rule allows, then records `op`. Returns false
+/// when it stopped the wave. A wave without a HazardState is not checked.
+inline bool hazard_check(Wave& w, const Op& op) {
+  HazardState* hs = w.hazards;
+  if (!hs || !hs->table) return true;
+  const HazardTable& t = *hs->table;
+  const std::uint32_t i = op.index;
+  if (i >= t.facts.size()) return true;
+  const std::uint64_t cm = t.cons_mask[i];
+  if (cm && hs->count) {
+    const verify::HazardFacts& c = t.facts[i];
+    std::uint64_t done = 0;        // rules whose nearest producer has been seen
+    std::uint32_t done_groups = 0;  // the same for grouped rules
+    for (unsigned k = 0; k < hs->count; ++k) {
+      const unsigned slot = (hs->head + HazardState::ring_size - 1 - k) % HazardState::ring_size;
+      const std::uint64_t dist = hs->clock - hs->at[slot];
+      if (dist >= t.cons_window[i]) break;
+      const std::uint32_t pi = hs->op[slot];
+      std::uint64_t m = cm & t.prod_mask[pi] & ~done;
+      // Past the largest distance its rules require, a producer can no longer be violated; it only still matters
+      // as the nearest producer of a grouped search, hiding older ones. This keeps the common case to a few loads
+      // per remembered producer.
+      if (dist >= t.max_need[pi]) m &= t.grouped;
+      std::uint32_t seen_groups = 0;
+      while (m) {
+        const unsigned b = static_cast<unsigned>(std::countr_zero(m));
+        m &= m - 1;
+        const verify::HazardRule& r = verify::hazard_rules[t.rules.index[b]];
+        if (r.group && ((done_groups >> r.group) & 1)) continue;
+        const verify::HazardFacts& p = t.facts[pi];
+        const verify::HazardMatch rel = verify::relate(r, p, c);
+        if (!rel.overlaps) continue;
+        if (r.group) seen_groups |= 1u << r.group;
+        else done |= 1ull << b;
+        if (!rel.related) continue;
+        const int need = verify::required_wait_states(r, p);
+        if (dist < static_cast<std::uint64_t>(need)) {
+          detail::hazard_stop(w, op, w.ops[pi], r, rel, dist, need, p.passes);
+          return false;
+        }
+      }
+      done_groups |= seen_groups;
+    }
+  }
+  hs->clock += t.wait_states[i];
+  if (t.prod_mask[i]) {
+    hs->at[hs->head] = hs->clock;
+    hs->op[hs->head] = i;
+    hs->head = (hs->head + 1) % HazardState::ring_size;
+    if (hs->count < HazardState::ring_size) ++hs->count;
+  }
+  return true;
+}
+
+}  // namespace asmevo::emu
