@@ -16,6 +16,7 @@
 #include "asmevo/verify/emu/hazards.hpp"
 #include "asmevo/verify/emu/launch.hpp"
 #include "support/corpus.hpp"
+#include "verify/corpus_object.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {
@@ -284,21 +285,9 @@ TEST(Hazards, RuleTableIsWellFormed) {
 
 // ---- a real Triton MFMA kernel -------------------------------------------------------------------------------
 
-struct Loaded {
-  codeobject::ElfFile elf;
-  std::unique_ptr<mc::Encoder> enc;
-  codeobject::Module module;
-};
+using Loaded = emu::test::RecoveredObject;
 
-std::unique_ptr<Loaded> load(const std::string& file) {
-  auto elf = codeobject::ElfFile::read(file);
-  if (!elf) { ADD_FAILURE() << elf.error().message; return nullptr; }
-  auto enc = codeobject::encoder_for(*elf);
-  if (!enc) { ADD_FAILURE() << enc.error().message; return nullptr; }
-  auto m = codeobject::recover(*elf, **enc);
-  if (!m) { ADD_FAILURE() << m.error().message; return nullptr; }
-  return std::make_unique<Loaded>(Loaded{std::move(*elf), std::move(*enc), std::move(*m)});
-}
+std::unique_ptr<Loaded> load(const std::string& file) { return emu::test::recover_object(file); }
 
 std::string matmul_spec() {
   auto buf = [](int seed) {

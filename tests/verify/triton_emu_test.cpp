@@ -13,31 +13,16 @@
 #include "asmevo/verify/emu/fp.hpp"
 #include "asmevo/verify/emu/launch.hpp"
 #include "support/corpus.hpp"
+#include "verify/corpus_object.hpp"
 
 namespace {
 
 using namespace asmevo;
 namespace fp = asmevo::emu::fp;
 
-/// A recovered corpus code object (recovery needs the LLVM-backed encoder; it is kept alive with the module).
-struct Loaded {
-  codeobject::ElfFile elf;
-  std::unique_ptr<mc::Encoder> enc;
-  codeobject::Module module;
-};
+using Loaded = emu::test::RecoveredObject;
 
-const Loaded* load(const std::string& file) {
-  static std::map<std::string, std::unique_ptr<Loaded>> cache;
-  if (auto it = cache.find(file); it != cache.end()) return it->second.get();
-  auto elf = codeobject::ElfFile::read(file);
-  if (!elf) { ADD_FAILURE() << elf.error().message; return nullptr; }
-  auto enc = codeobject::encoder_for(*elf);
-  if (!enc) { ADD_FAILURE() << enc.error().message; return nullptr; }
-  auto m = codeobject::recover(*elf, **enc);
-  if (!m) { ADD_FAILURE() << m.error().message; return nullptr; }
-  auto l = std::make_unique<Loaded>(Loaded{std::move(*elf), std::move(*enc), std::move(*m)});
-  return cache.emplace(file, std::move(l)).first->second.get();
-}
+const Loaded* load(const std::string& file) { return emu::test::cached_object(file); }
 
 /// Floats compare within abs + rel * |reference| (per dtype, see tolerance()); NaN only matches NaN.
 struct Tol {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "asmevo/codeobject/elf.hpp"
@@ -482,7 +483,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     ti.lds_bytes = spec.dynamic_lds ? lds_bytes : fixed_lds;
     ti.waves_per_group = waves_per_group;
     ti.workgroups = group_count;
-    ti.groups = traces;
+    ti.groups = std::move(traces);
     res.timing = model_timing(ti, tparams);
   }
   return res;
