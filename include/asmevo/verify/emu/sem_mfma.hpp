@@ -1,4 +1,4 @@
-// The matrix-core semantics: every MFMA and SMFMAC opcode of gfx90a and gfx942 (and gfx950's forms shared with gfx942).
+// The matrix-core semantics: every MFMA and SMFMAC opcode of gfx90a, gfx942 and gfx950 (v_mfma_ld_scale_b32 aside).
 #pragma once
 
 // Layouts. Every operand-to-lane mapping below is the one of AMD's matrix instruction calculator
@@ -23,6 +23,31 @@
 //    16*abid bits (8-bit inputs) when CBSZ == 0 (CBSZ != 0 ignores ABID); it stands for dense column
 //    4*(c/2) + index. D = D + A*B (vdst is also the accumulator).
 //
+// gfx950 (CDNA4). The calculator has no CDNA4 table (its newest README and AGENTS.md cover CDNA1-3), so:
+//  - The new dense shapes (16x16x32 and 32x32x16 f16/bf16, 16x16x64 and 32x32x32 i8; 128 bits of A/B per lane)
+//    and the new SMFMAC shapes use the rule above unchanged (lane group g holds E consecutive k), as AMD's CDNA4
+//    blog (rocm.blogs.amd.com "Matrix Core Programming on AMD CDNA3 and CDNA4 architecture", 2025, by AMD; cited
+//    as [BLOG]) draws every 128-bit operand. For the dense forms only the row/column placement is observable: a K
+//    order that A and B share changes nothing but the summation order. SMFMAC B operands of 256 bits per lane are
+//    read the same way (lane group g holds the dense k that A's lane group g indexes); inferred, not documented in
+//    a source stored here.
+//  - gfx950 SMFMAC index sets: 2 bits per stored A value, so a lane's set has 2*E bits: 16 bits (ABID 0-1) for the
+//    16-bit forms, all 32 bits (ABID 0 only) for the 8-bit forms (LLVM PR #193541 "Correct gfx950 smfmac sparse
+//    index verifier", after the CDNA4 ISA layout tables).
+//  - v_mfma_[scale_]f32_{16x16x128,32x32x64}_f8f6f4 [BLOG §5.4-5.5, LLVM VOP3PInstructions.td
+//    MAIInst_SrcFormats_mc]: CBSZ and BLGP are not broadcast controls but the A and B formats (0 fp8 E4M3, 1 bf8
+//    E5M2, 2 fp6 E2M3, 3 bf6 E3M2, 4 fp4 E2M1; fp_mx.hpp), with 8, 6 or 4 registers. Each lane holds 32 elements of
+//    row i = lane % M (A) or column j = lane % N (B); lane group g = lane / M. fp4: element e is k = 32*g + e, nibble
+//    e (low nibble first) of the 4 registers [BLOG Figure 10 and its kernel]. fp8/bf8: element e is
+//    k = (e / 16) * K/2 + 16*g + e % 16, byte e of the 8 registers [BLOG Figure 9 and its kernel: two K/2 halves].
+//    fp6/bf6: their register layout is in no source stored here; those formats stop as unsupported.
+//  - Scales (v_mfma_scale_*) [BLOG §5.4; LLVM ScaledMAIInst]: scale_src0/scale_src1 are VGPRs of E8M0 bytes; the
+//    scale of A row i for K block kb (32 elements) sits in lane kb*M + i, of B column j in lane kb*N + j (one scale
+//    per lane: "each thread stores 1 entry from the matrix Ax"), byte op_sel[n] + 2*op_sel_hi[n] of the register
+//    (n = 0 for A, 1 for B; LLVM 22 llc maps the intrinsic's byte index 1/2/3 to op_sel / op_sel_hi / both).
+//    Constant or SGPR scales stop as unsupported (LLVM ScaledMAIInst: the hardware then reads bits [30:23]).
+//    The scales multiply each block's dot product before it is added to the accumulator [BLOG §5.4].
+//
 // Numerics (what the emulator models; the matrix core's internal summation order and precision are not documented
 // in the ISA guides, so every float form is registered as approximate):
 //  - f16, bf16, fp8, bf8 and xf32 products are exact in f32; f32 and f64 products are fused with the add.
@@ -36,6 +61,9 @@
 //  - A NaN result is written as the default NaN (payload propagation is undocumented).
 //  - i8: exact, the i32 sums wrap modulo 2^32.
 //  - fp8/bf8 inputs are the NUZ formats on gfx942 and OCP E4M3/E5M2 on gfx950 (fp.hpp Fp8).
+//  - f8f6f4: per output, each 32-element K block is summed in k order from +0 in f32 (products exact), multiplied
+//    by 2^(scale_a + scale_b - 254) with one rounding to f32 (1 for the unscaled forms; a NaN scale makes the block
+//    NaN) and added to the accumulator with one f32 RNE rounding, blocks in k order.
 // The emulator stops (unsupported) when EXEC is not all ones: what the matrix core does with inactive lanes is not
 // modeled. CBSZ/ABID/BLGP values the calculator marks as not supported for an opcode stop as illegal.
 
@@ -46,6 +74,7 @@
 #include <string>
 
 #include "asmevo/verify/emu/fp.hpp"
+#include "asmevo/verify/emu/fp_mx.hpp"
 #include "asmevo/verify/emu/machine.hpp"
 #include "asmevo/verify/emu/mfma_info.hpp"
 
@@ -201,9 +230,11 @@ inline void mfma_exec(Wave& w, const Op& op) {
     if (target != Target::gfx90a) { neg = blgp; blgp = 0; }
   }
   bool ok = true;
+  // SMFMAC index sets: 2 bits per stored A value of a lane; gfx942 [CALC get_num_compression_sets]: 4 sets of 8
+  // bits (16-bit inputs), 2 of 16 (8-bit); gfx950 (LLVM PR #193541): 2 of 16 bits, 1 of 32.
+  constexpr unsigned idx_bits = 2 * EA, idx_sets = 32 / idx_bits;
   if constexpr (G.sparse) {
-    constexpr unsigned sets = WA == 16 ? 4 : 2;  // [CALC get_num_compression_sets]
-    ok = blgp == 0 && (cbsz != 0 || abid < sets);
+    ok = blgp == 0 && (cbsz != 0 || abid < idx_sets);
   } else {
     const bool blgp_ok = G.a == MfmaType::f64 ? target != Target::gfx90a
                                                : (B > 1 || G.a == MfmaType::f32 || target == Target::gfx90a);
@@ -243,12 +274,12 @@ inline void mfma_exec(Wave& w, const Op& op) {
   if constexpr (G.sparse) {
     alignas(64) u32 itmp[wave_lanes];
     const u32* idx = w.lanes(op.at(Name::idx), itmp);
-    const unsigned shift = cbsz != 0 ? 0 : abid * (WA == 16 ? 8 : 16);
+    const unsigned shift = cbsz != 0 ? 0 : abid * idx_bits;
     for (unsigned l = 0; l < wave_lanes; ++l) {
       const unsigned grp = l / M, i = l % M;
       for (unsigned e = 0; e < EA; ++e) {
         const unsigned c = grp * EA + e;
-        const unsigned sel = (idx[l] >> (shift + 4 * (e / 2) + 2 * (e % 2))) & 3u;
+        const unsigned sel = (idx[l] >> (shift + 2 * e)) & 3u;  // bits [4*(e/2) + 2*(e%2) + 1 : ...]
         kcol[i][c] = static_cast<std::uint8_t>(4 * (c / 2) + sel);
       }
     }
@@ -329,6 +360,157 @@ inline void mfma_exec(Wave& w, const Op& op) {
       }
 }
 
+/// The slot of the form's operand called `name` (the scaled forms' operands that have no canonical Name), or null.
+[[nodiscard]] inline const Slot* form_slot(const Op& op, std::string_view name) noexcept {
+  if (!op.info) return nullptr;
+  const auto infos = isa::operands(*op.info);
+  for (std::size_t k = 0; k < infos.size() && k < op.nslots; ++k)
+    if (infos[k].name == name) return &op.slots[k];
+  return nullptr;
+}
+
+/// Raw element `e` (of `bits` = 4, 6 or 8) of a lane's consecutive registers, packed from bit 0 up.
+[[nodiscard]] inline unsigned packed_element(const u32* const* r, unsigned lane, unsigned e, unsigned bits) noexcept {
+  const unsigned bit = e * bits, d = bit / 32, sh = bit % 32;
+  u64 x = r[d][lane] >> sh;
+  if (sh + bits > 32) x |= static_cast<u64>(r[d + 1][lane]) << (32 - sh);
+  return static_cast<unsigned>(x) & ((1u << bits) - 1u);
+}
+
+/// v_mfma_f32_{16x16x128,32x32x64}_f8f6f4 and their v_mfma_scale_ forms (layouts and numerics: file header).
+template <unsigned M, unsigned K, bool Scaled>
+inline void f8f6f4_exec(Wave& w, const Op& op) {
+  constexpr unsigned N = M, G = 64 / M, KB = K / 32, DC = M * N / 64, H = 4, R = 64 / N;
+  static_assert(KB == G && G * 32 == K, "one 32-element scale block per lane group");
+  if (w.exec() != ~0ull) {
+    w.stop_with(Stop::Kind::unsupported, op, std::string(op.mnemonic()) + " with a partial EXEC is not emulated");
+    return;
+  }
+  const unsigned fa = static_cast<unsigned>(op.imm(Name::cbsz)), fb = static_cast<unsigned>(op.imm(Name::blgp));
+  if (fa > 4 || fb > 4) {
+    w.stop_with(Stop::Kind::illegal, op, std::string(op.mnemonic()) + ": cbsz/blgp " + std::to_string(fa) + "/" +
+                                             std::to_string(fb) + " name no f8f6f4 format (0-4)");
+    return;
+  }
+  const auto fmt_a = static_cast<MxFormat>(fa), fmt_b = static_cast<MxFormat>(fb);
+  auto is6 = [](MxFormat f) { return f == MxFormat::fp6 || f == MxFormat::bf6; };
+  if (is6(fmt_a) || is6(fmt_b)) {
+    w.stop_with(Stop::Kind::unsupported, op,
+                std::string(op.mnemonic()) + ": fp6/bf6 operands (cbsz/blgp 2 or 3) are not emulated: their register "
+                                             "layout is not established from a source (see sem_mfma.hpp)");
+    return;
+  }
+  const unsigned ba = mx_bits(fmt_a), bb = mx_bits(fmt_b);  // 32 elements per lane: `bits` registers
+  const Slot& d = op.at(Name::vdst);
+  const Slot& sa = op.at(Name::src0);
+  const Slot& sb = op.at(Name::src1);
+  const Slot& sc = op.at(Name::src2);
+  if (!fits(d, DC, false) || !fits(sa, ba, false) || !fits(sb, bb, false) || !fits(sc, DC, true)) {
+    w.stop_with(Stop::Kind::illegal, op, std::string(op.mnemonic()) + ": operand registers do not fit the opcode and formats");
+    return;
+  }
+  // Scales: E8M0 exponents per (row, block) and (block, column).
+  int ea[M][KB] = {}, eb[KB][N] = {};
+  bool nan_a[M][KB] = {}, nan_b[KB][N] = {};
+  if constexpr (Scaled) {
+    const Slot* s0 = form_slot(op, "scale_src0");
+    const Slot* s1 = form_slot(op, "scale_src1");
+    const Slot* m0 = form_slot(op, "src0_modifiers");  // op_sel bits
+    const Slot* m1 = form_slot(op, "src1_modifiers");  // op_sel_hi bits
+    if (!s0 || !s1 || s0->kind != Slot::Kind::vgpr || s1->kind != Slot::Kind::vgpr || s0->index >= agpr_row0 ||
+        s1->index >= agpr_row0) {  // VRegSrc_32: architected VGPRs only
+      w.stop_with(Stop::Kind::unsupported, op,
+                  std::string(op.mnemonic()) + ": scale operands other than VGPRs are not emulated (LLVM "
+                                               "ScaledMAIInst: the hardware then reads bits [30:23])");
+      return;
+    }
+    const unsigned lo = m0 ? static_cast<unsigned>(m0->value) : 0u, hi = m1 ? static_cast<unsigned>(m1->value) : 0u;
+    const unsigned byte_a = (lo & 1u) | (hi & 1u) << 1, byte_b = (lo >> 1 & 1u) | (hi >> 1 & 1u) << 1;
+    const u32* va = w.v[s0->index];
+    const u32* vb = w.v[s1->index];
+    for (unsigned kb = 0; kb < KB; ++kb) {
+      for (unsigned i = 0; i < M; ++i) {
+        const E8m0 s = e8m0_decode(static_cast<std::uint8_t>(va[kb * M + i] >> (8 * byte_a)));
+        ea[i][kb] = s.exp;
+        nan_a[i][kb] = s.nan;
+      }
+      for (unsigned j = 0; j < N; ++j) {
+        const E8m0 s = e8m0_decode(static_cast<std::uint8_t>(vb[kb * N + j] >> (8 * byte_b)));
+        eb[kb][j] = s.exp;
+        nan_b[kb][j] = s.nan;
+      }
+    }
+  }
+
+  Rows<8> ra, rb;
+  Rows<DC> rc;
+  for (unsigned r = 0; r < ba; ++r) ra.r[r] = w.lanes(sa, ra.tmp[r], r);
+  for (unsigned r = 0; r < bb; ++r) rb.r[r] = w.lanes(sb, rb.tmp[r], r);
+  gather_rows(w, sc, rc);
+
+  // Decode A as [row][k], B as [k][column].
+  static constexpr auto fp4 = mx_table(MxFormat::fp4);
+  auto table = [](MxFormat f) -> const float* {
+    if (f == MxFormat::fp8) return fp8_table(Fp8::e4m3).data();
+    if (f == MxFormat::bf8) return fp8_table(Fp8::e5m2).data();
+    return fp4.data();
+  };
+  const float* lut_a = table(fmt_a);
+  const float* lut_b = table(fmt_b);
+  auto kpos = [](unsigned bits, unsigned g, unsigned e) {
+    return bits == 8 ? (e / 16) * (K / 2) + 16 * g + e % 16 : 32 * g + e;
+  };
+  alignas(64) float am[M][K];
+  alignas(64) float bm[K][N];
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const unsigned g = l / M, x = l % M;
+    for (unsigned e = 0; e < 32; ++e) {
+      am[x][kpos(ba, g, e)] = lut_a[packed_element(ra.r.data(), l, e, ba)];
+      bm[kpos(bb, g, e)][x] = lut_b[packed_element(rb.r.data(), l, e, bb)];
+    }
+  }
+
+  auto out_pos = [](unsigned i, unsigned j, unsigned& reg, unsigned& lane) {
+    reg = (i / (H * R)) * H + i % H;
+    lane = ((i / H) % R) * N + j;
+  };
+  alignas(64) float acc[M][N];
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned j = 0; j < N; ++j) {
+      unsigned reg, lane;
+      out_pos(i, j, reg, lane);
+      acc[i][j] = f32(rc.r[reg][lane]);
+    }
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned kb = 0; kb < KB; ++kb) {
+      alignas(64) float s[N] = {};
+      for (unsigned k = kb * 32; k < kb * 32 + 32; ++k) {
+        const float a = am[i][k];
+        const float* __restrict brow = bm[k];
+        for (unsigned j = 0; j < N; ++j) s[j] = s[j] + a * brow[j];  // products exact in f32
+      }
+      for (unsigned j = 0; j < N; ++j) {
+        float blk = s[j];
+        if constexpr (Scaled) {
+          if (nan_a[i][kb] || nan_b[kb][j]) blk = f32(default_nan_f32);
+          else blk = static_cast<float>(std::ldexp(static_cast<double>(blk), ea[i][kb] + eb[kb][j]));
+        }
+        acc[i][j] = acc[i][j] + blk;
+      }
+    }
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned j = 0; j < N; ++j) {
+      unsigned reg, lane;
+      out_pos(i, j, reg, lane);
+      u32 v = bits(acc[i][j]);
+      if (is_nan_f32(v)) v = default_nan_f32;
+      w.v[d.index + reg][lane] = v;
+    }
+}
+
+template <unsigned M, unsigned K, bool Scaled>
+inline constexpr Exec f8f6f4 = &f8f6f4_exec<M, K, Scaled>;
+
 template <Geom G>
 inline constexpr Exec mfma = &mfma_exec<G>;
 
@@ -349,6 +531,21 @@ inline constexpr std::string_view note_fp8 =
 inline constexpr std::string_view note_sparse =
     "SMFMAC: stored A values times the B rows their indices select, added to D in stored order with one f32 RNE "
     "rounding per add (summation order undocumented)";
+
+inline constexpr std::string_view note_f8f6f4 =
+    "f8f6f4 (gfx950): per 32-element K block an f32 RNE sum in k order, scaled (E8M0 pair) and added with one f32 "
+    "RNE rounding (summation order/precision undocumented); fp6/bf6 formats stop as unsupported (layout unsourced)";
+inline constexpr std::string_view note_950 =
+    "gfx950 shape: lane layout by the CDNA3 rule (calculator, AMD CDNA4 blog), not from a CDNA4 table; summation "
+    "order/precision undocumented: modeled as f32 RNE adds in k order";
+inline constexpr std::string_view note_950_i8 = "gfx950 shape: lane layout by the CDNA3 rule (calculator, AMD CDNA4 blog), "
+                                                "not from a CDNA4 table; the i32 sums are exact (mod 2^32)";
+inline constexpr std::string_view note_950_sparse =
+    "gfx950 SMFMAC: index sets per LLVM PR #193541; 256-bit B read by the CDNA3 rule (inferred); products added to D "
+    "in stored order with one f32 RNE rounding per add (summation order undocumented)";
+inline constexpr std::string_view note_950_sparse_i8 =
+    "gfx950 SMFMAC: i32 sums exact, but the 256-bit B operand is read by the CDNA3 rule, an inference no stored "
+    "source confirms (index sets per LLVM PR #193541)";
 
 #define ASMEVO_MFMA(name, m, n, k, b, ta, tb, tc, sp, ex, note) \
   Semantics{name, mfma<Geom{m, n, k, b, MT::ta, MT::tb, MT::tc, sp}>, Exactness::ex, note}
@@ -430,14 +627,41 @@ inline constexpr Semantics mfma_table[] = {
     ASMEVO_MFMA("v_smfmac_f32_32x32x32_fp8_bf8", 32, 32, 32, 1, fp8, bf8, f32, true, approximate, note_sparse),
     ASMEVO_MFMA("v_smfmac_f32_32x32x32_bf8_fp8", 32, 32, 32, 1, bf8, fp8, f32, true, approximate, note_sparse),
     ASMEVO_MFMA("v_smfmac_f32_32x32x32_bf8_bf8", 32, 32, 32, 1, bf8, bf8, f32, true, approximate, note_sparse),
+    // gfx950 only (LLVM 22 VOP3PInstructions.td, HasGFX950Insts): shapes from the mnemonics.
+    ASMEVO_MFMA("v_mfma_f32_16x16x32_f16", 16, 16, 32, 1, f16, f16, f32, false, approximate, note_950),
+    ASMEVO_MFMA("v_mfma_f32_32x32x16_f16", 32, 32, 16, 1, f16, f16, f32, false, approximate, note_950),
+    ASMEVO_MFMA("v_mfma_f32_16x16x32_bf16", 16, 16, 32, 1, bf16, bf16, f32, false, approximate, note_950),
+    ASMEVO_MFMA("v_mfma_f32_32x32x16_bf16", 32, 32, 16, 1, bf16, bf16, f32, false, approximate, note_950),
+    ASMEVO_MFMA("v_mfma_i32_16x16x64_i8", 16, 16, 64, 1, i8, i8, i32, false, exact, note_950_i8),
+    ASMEVO_MFMA("v_mfma_i32_32x32x32_i8", 32, 32, 32, 1, i8, i8, i32, false, exact, note_950_i8),
+    Semantics{"v_mfma_f32_16x16x128_f8f6f4", f8f6f4<16, 128, false>, Exactness::approximate, note_f8f6f4},
+    Semantics{"v_mfma_f32_32x32x64_f8f6f4", f8f6f4<32, 64, false>, Exactness::approximate, note_f8f6f4},
+    Semantics{"v_mfma_scale_f32_16x16x128_f8f6f4", f8f6f4<16, 128, true>, Exactness::approximate, note_f8f6f4},
+    Semantics{"v_mfma_scale_f32_32x32x64_f8f6f4", f8f6f4<32, 64, true>, Exactness::approximate, note_f8f6f4},
+    ASMEVO_MFMA("v_smfmac_f32_16x16x64_f16", 16, 16, 64, 1, f16, f16, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_32x32x32_f16", 32, 32, 32, 1, f16, f16, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_16x16x64_bf16", 16, 16, 64, 1, bf16, bf16, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_32x32x32_bf16", 32, 32, 32, 1, bf16, bf16, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_i32_16x16x128_i8", 16, 16, 128, 1, i8, i8, i32, true, approximate, note_950_sparse_i8),
+    ASMEVO_MFMA("v_smfmac_i32_32x32x64_i8", 32, 32, 64, 1, i8, i8, i32, true, approximate, note_950_sparse_i8),
+    ASMEVO_MFMA("v_smfmac_f32_16x16x128_fp8_fp8", 16, 16, 128, 1, fp8, fp8, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_16x16x128_fp8_bf8", 16, 16, 128, 1, fp8, bf8, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_16x16x128_bf8_fp8", 16, 16, 128, 1, bf8, fp8, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_16x16x128_bf8_bf8", 16, 16, 128, 1, bf8, bf8, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_32x32x64_fp8_fp8", 32, 32, 64, 1, fp8, fp8, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_32x32x64_fp8_bf8", 32, 32, 64, 1, fp8, bf8, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_32x32x64_bf8_fp8", 32, 32, 64, 1, bf8, fp8, f32, true, approximate, note_950_sparse),
+    ASMEVO_MFMA("v_smfmac_f32_32x32x64_bf8_bf8", 32, 32, 64, 1, bf8, bf8, f32, true, approximate, note_950_sparse),
 };
 
 #undef ASMEVO_MFMA
 
 }  // namespace detail::mfma
 
-/// The matrix-core semantics (gfx950-only opcodes — f8f6f4, the new dense/sparse f16/bf16/i8 shapes,
-/// v_mfma_ld_scale_b32 — are not implemented and run as unsupported).
+/// The matrix-core semantics. Not implemented (runs as unsupported): gfx950's v_mfma_ld_scale_b32 on its own — the
+/// first half of the 128-bit v_mfma_scale_* encoding (LLVM PR #116723: the VOP3PX encoding "bundles the pre-scale
+/// v_mfma_ld_scale_b32"), whose effect as a separate instruction (which later MFMA takes its scales, for how
+/// long) no source stored here states.
 [[nodiscard]] inline std::span<const Semantics> mfma_semantics() { return detail::mfma::mfma_table; }
 
 }  // namespace asmevo::emu
