@@ -1,7 +1,8 @@
 // `asmevo emulate` as a user runs it (DESIGN.md "CLI contract"): a clean run says ok and exits 0; --json fields;
 // --dump writes each buffer argument's bytes (checked against a host reference from inputs this test writes
 // itself); a fault exits 1 with the stop; a malformed launch spec or a missing file exits 2 naming what and where;
-// --dump never overwrites an input; --coverage lists every mnemonic of the target with a status.
+// --dump never overwrites an input; --coverage lists every mnemonic of the target with a status; --timing reports
+// modeled cycles; an edit that breaks a wait-state rule stops with the hazard unless --no-hazards.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "support/corpus.hpp"
 #include "support/process.hpp"
 
 namespace {
@@ -157,6 +159,73 @@ TEST_F(EmulateCli, JsonFields) {
   r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(saxpy_spec()) + " --json --eager", true);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(Json::parse(r.out, nullptr, false).value("completion", ""), "eager") << r.out;
+}
+
+// --timing adds the cost model's report (DESIGN.md CLI contract: `modeled_cycles`), consistent with its own
+// per-instruction rows; without it there is none. A grid of more workgroups than the device has CUs costs more.
+TEST_F(EmulateCli, TimingReportsModeledCycles) {
+  auto r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(saxpy_spec()) + " --json", true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(Json::parse(r.out, nullptr, false).contains("modeled_cycles")) << r.out;
+
+  r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(saxpy_spec()) + " --json --timing --seed 3",
+          true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  Json j = Json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_TRUE(j.contains("modeled_cycles")) << r.out;
+  const auto cycles = j["modeled_cycles"].get<std::uint64_t>();
+  EXPECT_GT(cycles, 0u);
+  const Json& t = j["timing"];
+  EXPECT_EQ(t.value("modeled", false), true);
+  EXPECT_EQ(t.value("target", ""), "gfx942");
+  EXPECT_GE(t.value("waves_per_simd", 0), 1);
+  ASSERT_TRUE(t["instructions"].is_array());
+  ASSERT_FALSE(t["instructions"].empty());
+  // Each row's issue and stall cycles add up to the total the report gives; every executed instruction is listed
+  // once, and the rows account for at most the launch's wave-instructions (one CU's share is modeled).
+  std::uint64_t sum = 0, executions = 0;
+  std::set<std::string> ids;
+  for (const auto& row : t["instructions"]) {
+    sum += row.value("issue", std::uint64_t{0}) + row.value("stall_waitcnt", std::uint64_t{0}) +
+           row.value("stall_dependency", std::uint64_t{0}) + row.value("stall_barrier", std::uint64_t{0}) +
+           row.value("stall_resource", std::uint64_t{0});
+    EXPECT_GE(row.value("issue", std::uint64_t{0}), row.value("executions", std::uint64_t{0})) << row;
+    executions += row.value("executions", std::uint64_t{0});
+    EXPECT_TRUE(ids.insert(row.value("id", "")).second) << "listed twice: " << row;
+  }
+  EXPECT_EQ(sum, t.value("wave_cycles", std::uint64_t{0}));
+  EXPECT_GT(executions, 0u);
+  EXPECT_LE(executions, j.value("wave_instructions", std::uint64_t{0}));
+  // Hot windows name executed instructions and their shares add up to at most all of the time.
+  double shares = 0;
+  ASSERT_TRUE(t["hot_windows"].is_array());
+  EXPECT_FALSE(t["hot_windows"].empty());
+  for (const auto& h : t["hot_windows"]) {
+    EXPECT_TRUE(ids.count(h.value("first", ""))) << h;
+    EXPECT_TRUE(ids.count(h.value("last", ""))) << h;
+    EXPECT_LE(h.value("cycles", std::uint64_t{0}), sum) << h;
+    shares += h.value("share", 0.0);
+  }
+  EXPECT_LE(shares, 1.0 + 1e-9);
+
+  // The text report says the same number.
+  r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(saxpy_spec()) + " --timing --seed 3");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("modeled cycles: " + std::to_string(cycles) + " "), std::string::npos) << r.out;
+
+  // 4 workgroups put one on each of 4 CUs; 4096 workgroups over 4096 * 256 elements put 14 on every CU of the
+  // device (MI300X: 304), more than one CU holds at once: the launch takes longer.
+  const auto wide = write(dir / "in" / "wide.json", R"({"kernel": "saxpy", "grid": [4096], "block": [256],
+      "args": [{"scalar": {"type": "f32", "value": 2.5}},
+               {"buffer": {"dtype": "f32", "count": 1048576, "init": {"random": {"seed": 1, "min": -4, "max": 4}}}},
+               {"buffer": {"dtype": "f32", "count": 1048576, "init": {"random": {"seed": 2, "min": -4, "max": 4}}}},
+               {"scalar": {"type": "i32", "value": 1048576}}]})");
+  r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(wide) + " --json --timing --seed 3", true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Json w = Json::parse(r.out, nullptr, false);
+  EXPECT_EQ(w["timing"].value("cu_share", 0), 14) << r.out.substr(0, 600);
+  EXPECT_GT(w.value("modeled_cycles", std::uint64_t{0}), cycles) << r.out.substr(0, 600);
 }
 
 // --dump writes arg1.bin (x, unchanged) and arg2.bin (y after saxpy); the bytes match the host reference exactly
@@ -306,6 +375,79 @@ TEST_F(EmulateCli, DumpNeverOverwritesAnInput) {
           shell_quote(dir / "k"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_EQ(slurp(dir / "k" / "arg2.bin"), ko);
+}
+
+// The user's loop: disassemble a Triton MFMA kernel (the fp8 block-scale GEMM), delete the s_nop that pads the last
+// MFMA results before their first v_accvgpr_read, reassemble against the original, and emulate. The hazard check stops it (exit 1, the rule and
+// both instructions named); --no-hazards runs the same object to the end.
+TEST(EmulateCliHazards, DeletedNopStopsAndNoHazardsRunsIt) {
+  ASMEVO_REQUIRE_CORPUS(corpus);
+  const fs::path k0 = corpus / "triton" / "gemm_a8w8_blockscale_fp8.gfx942.hsaco";
+  const fs::path dir = fs::temp_directory_path() / ("asmevo_emucli_hz_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto r = cli("disasm " + shell_quote(k0) + " -o " + shell_quote(dir / "k.s"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::istringstream in(slurp(dir / "k.s"));
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  auto starts = [](const std::string& l, std::string_view m) {
+    const auto b = l.find_first_not_of(" \t");
+    return b != std::string::npos && l.compare(b, m.size(), m) == 0;
+  };
+  std::size_t nop = 0;
+  while (nop + 1 < lines.size() && !(starts(lines[nop], "s_nop") && starts(lines[nop + 1], "v_accvgpr_read_b32"))) ++nop;
+  ASSERT_LT(nop + 1, lines.size()) << "no s_nop right before a v_accvgpr_read_b32 in " << k0;
+  lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(nop));
+  {
+    std::ofstream out(dir / "k1.s");
+    for (const auto& l : lines) out << l << "\n";
+  }
+  r = cli("assemble " + shell_quote(dir / "k1.s") + " -o " + shell_quote(dir / "k1.co") + " --original " +
+          shell_quote(k0));
+  ASSERT_EQ(r.code, 0) << r.out;
+
+  // M = 64, N = K = 256: fp8 A and B, f32 block scales (K / 128 = 2 per row of A and per 128 columns of B),
+  // bf16 C; then the sizes and strides and Triton's two null pointers.
+  auto fp8 = [](int count, int seed) {
+    return R"({"buffer": {"dtype": "fp8e4m3fnuz", "count": )" + std::to_string(count) +
+           R"(, "init": {"random": {"seed": )" + std::to_string(seed) + R"(, "min": -4, "max": 4}}}})";
+  };
+  auto scales = [](int count, int seed) {
+    return R"({"buffer": {"dtype": "f32", "count": )" + std::to_string(count) + R"(, "init": {"random": {"seed": )" +
+           std::to_string(seed) + R"(, "min": 0.5, "max": 2}}}})";
+  };
+  auto i32 = [](int v) { return R"({"scalar": {"type": "i32", "value": )" + std::to_string(v) + "}}"; };
+  std::ofstream(dir / "launch.json") << R"({"grid": [1, 2], "args": [)" + fp8(64 * 256, 1) + "," + fp8(256 * 256, 2) +
+                                            R"(, {"buffer": {"dtype": "bf16", "count": 16384, "init": "zeros"}},)" +
+                                            scales(128, 3) + "," + scales(4, 4) + "," + i32(64) + "," + i32(256) + "," +
+                                            i32(256) + "," + i32(256) + "," + i32(256) + "," + i32(256) + "," + i32(2) +
+                                            "," + i32(2) + R"(, {"null": true}, {"null": true}]})";
+  const std::string launch = " --launch " + shell_quote(dir / "launch.json");
+  r = cli("emulate " + shell_quote(k0) + launch + " --json", true);
+  EXPECT_EQ(r.code, 0) << "the kernel as compiled is clean: " << r.out.substr(0, 1000);
+
+  r = cli("emulate " + shell_quote(dir / "k1.co") + launch + " --json", true);
+  ASSERT_EQ(r.code, 1) << r.out.substr(0, 1000);
+  const Json j = Json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out.substr(0, 1000);
+  ASSERT_TRUE(j.contains("stop")) << r.out.substr(0, 1000);
+  const auto& s = j["stop"];
+  EXPECT_EQ(s.value("kind", ""), "hazard violation") << s;
+  // The stop names the consumer and its producer as instruction ids, the message names them too.
+  const std::string cons = s.value("instruction", ""), prod = s.value("producer", "");
+  ASSERT_EQ(cons.rfind('i', 0), 0u) << s;
+  ASSERT_EQ(prod.rfind('i', 0), 0u) << s;
+  const std::string msg = s.value("message", "");
+  EXPECT_NE(msg.find("xdl_write_valu_mem_read"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(v_accvgpr_read_b32)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(v_mfma_f32_32x32x16_fp8_fp8"), std::string::npos) << msg;
+  EXPECT_EQ(msg.rfind(cons + " (", 0), 0u) << msg;
+  EXPECT_NE(msg.find(" after " + prod + " ("), std::string::npos) << msg;
+
+  r = cli("emulate " + shell_quote(dir / "k1.co") + launch + " --json --no-hazards", true);
+  EXPECT_EQ(r.code, 0) << r.out.substr(0, 1000);
+  fs::remove_all(dir);
 }
 
 TEST(EmulateCliCoverage, ListsEveryMnemonicWithAStatus) {

@@ -1,8 +1,10 @@
 // Tests of the cost model (timing.hpp): the rankings issue 5 asks for (loads issued early vs just before use; a
 // memory-bound kernel at lower vs higher occupancy; an MFMA chain with vs without independent work between dependent
-// MFMAs), trace recording, and a sanity run on a Triton corpus kernel through `emulate` with timing on.
+// MFMAs), trace recording, LDS occupancy in allocation granules, the accounting invariant (each wave's attributed
+// cycles add up to its modeled lifetime), and a sanity run on a Triton corpus kernel through `emulate` with timing on.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -31,9 +33,9 @@ struct Traced {
 };
 
 std::unique_ptr<Traced> traced(const std::string& text, unsigned waves = 1, std::uint64_t base = 0,
-                               RunOptions opt = emu::test::eager()) {
+                               RunOptions opt = emu::test::eager(), Target target = Target::gfx942) {
   auto t = std::make_unique<Traced>();
-  t->s = emu::test::make_snippet(text, Target::gfx942, waves, 65536, opt);
+  t->s = emu::test::make_snippet(text, target, waves, 65536, opt);
   if (!t->s) return nullptr;
   Region& r = t->s->machine.memory.region(t->s->machine.memory.map("buf", 4u << 20, true));
   const std::uint64_t addr = r.base + base;
@@ -54,7 +56,7 @@ std::unique_ptr<Traced> traced(const std::string& text, unsigned waves = 1, std:
 TimingReport model(const emu::test::Snippet& s, const std::vector<std::vector<WaveTrace>>& groups, std::uint32_t vgprs = 32,
                    std::uint32_t lds = 0, unsigned waves_per_group = 1) {
   TimingInput in;
-  in.target = Target::gfx942;
+  in.target = s.machine.target;
   in.code = &s.code;
   in.vgprs = vgprs;
   in.sgprs = 32;
@@ -76,6 +78,38 @@ void expect_accounted(const TimingReport& r, const std::vector<std::vector<WaveT
   for (const auto& row : r.instructions) {
     EXPECT_EQ(row.executions, count[row.op_index]) << "i" << row.id.value << " " << row.mnemonic;
     EXPECT_GT(row.issue, 0u) << "every executed instruction takes at least its issue slot";
+  }
+}
+
+/// The accounting invariant a user reads the per-instruction breakdown by: every cycle of a wave's modeled life
+/// (from its first issue opportunity to the end of its last instruction's issue hold) is attributed to exactly one
+/// of its executed instructions, as issue or as one kind of stall; so per wave attributed == end - start, and over
+/// all waves the attributed cycles are the report's wave_cycles (the sum over its instruction rows).
+void expect_lifetimes(const TimingReport& r, const std::vector<std::vector<WaveTrace>>& groups) {
+  std::size_t nwaves = 0;
+  for (const auto& g : groups)
+    for (const auto& w : g) nwaves += !w.steps.empty();
+  ASSERT_EQ(r.waves.size(), nwaves);
+  const unsigned issue = timing_params(r.target).issue_interval.value;
+  std::uint64_t sum = 0, last = 0;
+  for (const WaveTiming& w : r.waves) {
+    ASSERT_LT(w.group, groups.size());
+    ASSERT_LT(w.wave, groups[w.group].size());
+    const std::uint64_t steps = groups[w.group][w.wave].steps.size();
+    ASSERT_GE(w.end, w.start);
+    EXPECT_EQ(w.attributed, w.end - w.start) << "group " << w.group << " wave " << w.wave << ": attributed "
+                                             << w.attributed << " cycles over a life of " << w.end - w.start;
+    EXPECT_GE(w.end - w.start, steps * issue) << "every instruction holds the wave for at least one issue slot";
+    sum += w.attributed;
+    last = std::max(last, w.end);
+  }
+  EXPECT_EQ(sum, r.wave_cycles) << "the per-wave figures are the per-instruction rows, split by wave";
+  EXPECT_EQ(last, r.simulated_cycles);
+  // With a single wave the rows alone are that wave's: their totals must add up to its life.
+  if (r.waves.size() == 1) {
+    std::uint64_t rows = 0;
+    for (const auto& row : r.instructions) rows += row.total();
+    EXPECT_EQ(rows, r.waves[0].end - r.waves[0].start);
   }
 }
 
@@ -219,6 +253,50 @@ TEST(Ranking, InterleavedMfmaChainsAreCheaper) {
               static_cast<double>(rs.modeled_cycles) / static_cast<double>(ri.modeled_cycles));
 }
 
+TEST(Ranking, ValuWorkBetweenDependentMfmasIsCheaper) {
+  // One chain of 8 MFMAs, each reading the previous result as srcA (a true dependency), and 56 VALU instructions
+  // that touch none of the chain's registers. "After": the chain back to back, then the VALU work. "Between": 8 of
+  // the VALU instructions between each pair of dependent MFMAs. Same instructions, same dependencies; the VALU work
+  // can only hide the MFMA latency in the second order.
+  auto mfma = [](int i) {
+    const int dst = (i % 2) ? 24 : 20, src = (i % 2) ? 20 : 24;
+    return "\tv_mfma_f32_16x16x16_f16 v[" + std::to_string(dst) + ":" + std::to_string(dst + 3) + "], v[" +
+           std::to_string(src) + ":" + std::to_string(src + 1) + "], v[2:3], v[4:7]\n";
+  };
+  auto valu = [](int j) {
+    const std::string r = "v" + std::to_string(60 + j % 8);
+    return "\tv_add_u32 " + r + ", " + r + ", v1\n";
+  };
+  std::string after, between;
+  for (int i = 0; i < 8; ++i) after += mfma(i);
+  for (int j = 0; j < 56; ++j) after += valu(j);
+  for (int i = 0; i < 8; ++i) {
+    between += mfma(i);
+    if (i < 7)
+      for (int j = 0; j < 8; ++j) between += valu(i * 8 + j);
+  }
+  auto ta = traced(after), tb = traced(between);
+  ASSERT_TRUE(ta && tb);
+  const std::vector<std::vector<WaveTrace>> ga{ta->traces}, gb{tb->traces};
+  ASSERT_EQ(ga[0][0].steps.size(), 65u);
+  ASSERT_EQ(gb[0][0].steps.size(), 65u);
+  const TimingReport ra = model(*ta->s, ga), rb = model(*tb->s, gb);
+  expect_accounted(ra, ga);
+  expect_accounted(rb, gb);
+  expect_lifetimes(ra, ga);
+  expect_lifetimes(rb, gb);
+  EXPECT_LT(rb.modeled_cycles, ra.modeled_cycles);
+  std::uint64_t dep_a = 0, dep_b = 0;
+  for (const auto& row : ra.instructions) dep_a += row.stall_dependency;
+  for (const auto& row : rb.instructions) dep_b += row.stall_dependency;
+  EXPECT_GT(dep_a, dep_b) << "the dependent MFMAs wait less when VALU work sits between them";
+  std::printf("[ranking c2] VALU after the chain %llu cycles, VALU between dependent MFMAs %llu cycles, after/between = "
+              "%.2f (dependency stalls %llu vs %llu)\n",
+              static_cast<unsigned long long>(ra.modeled_cycles), static_cast<unsigned long long>(rb.modeled_cycles),
+              static_cast<double>(ra.modeled_cycles) / static_cast<double>(rb.modeled_cycles),
+              static_cast<unsigned long long>(dep_a), static_cast<unsigned long long>(dep_b));
+}
+
 TEST(Model, SnopAndBarrierAreCharged) {
   // s_nop 7 holds the wave for 8 wait states; a barrier makes the fast wave wait for the slow one.
   auto a = traced("\ts_nop 0\n"), b = traced("\ts_nop 7\n");
@@ -236,6 +314,129 @@ TEST(Model, SnopAndBarrierAreCharged) {
   std::uint64_t barrier = 0;
   for (const auto& row : r.instructions) barrier += row.stall_barrier;
   EXPECT_GT(barrier, 0u) << "wave 1 skips the two transcendental ops and waits for wave 0";
+}
+
+TEST(Model, BarrierStallStartsAfterTheIssueHold) {
+  // One wave: s_barrier issues at its first opportunity S and holds the wave one issue interval; the barrier opens
+  // `barrier` cycles after the last (only) arrival, at S + barrier; s_endpgm issues then and holds one interval.
+  // Life: barrier + issue_interval cycles; the s_barrier row is issue_interval of issue and the rest of the wait.
+  auto t = traced("\ts_barrier\n");
+  ASSERT_TRUE(t);
+  const std::vector<std::vector<WaveTrace>> g{t->traces};
+  const TimingReport r = model(*t->s, g);
+  const TimingParams& p = timing_params(Target::gfx942);
+  const std::uint64_t ii = p.issue_interval.value, bar = p.barrier.value;
+  ASSERT_EQ(r.waves.size(), 1u);
+  EXPECT_EQ(r.waves[0].end - r.waves[0].start, bar + ii);
+  ASSERT_EQ(r.instructions.size(), 2u);
+  EXPECT_EQ(r.instructions[0].mnemonic, "s_barrier");
+  EXPECT_EQ(r.instructions[0].issue, ii);
+  EXPECT_EQ(r.instructions[0].stall_barrier, bar - ii);
+  EXPECT_EQ(r.instructions[1].total(), ii);
+  expect_lifetimes(r, g);
+}
+
+TEST(Model, AttributedCyclesAddUpToEachWavesLife) {
+  // Snippets covering every way a wave is held: a barrier (one wave; four waves with uneven work before two
+  // barriers), s_waitcnt on global and scalar loads, an MFMA dependency chain (eight waves: two share each SIMD's
+  // MFMA unit), LDS traffic with bank conflicts; each as one workgroup and as three workgroups that occupancy
+  // (256 VGPRs: 2 waves per SIMD) makes partly wait for each other.
+  std::string mfma_chain;
+  for (int i = 0; i < 8; ++i) {
+    const int dst = (i % 2) ? 24 : 20, src = (i % 2) ? 20 : 24;
+    mfma_chain += "\tv_mfma_f32_16x16x16_f16 v[" + std::to_string(dst) + ":" + std::to_string(dst + 3) + "], v[" +
+                  std::to_string(src) + ":" + std::to_string(src + 1) + "], v[2:3], v[4:7]\n";
+  }
+  const std::string uneven =  // wave w runs w iterations of a loop of two transcendental ops before the barrier
+      "\tv_readfirstlane_b32 s2, v1\n"
+      "\ts_lshr_b32 s3, s2, 8\n"
+      ".Lloop:\n"
+      "\ts_cmp_eq_u32 s3, 0\n"
+      "\ts_cbranch_scc1 .Ldone\n"
+      "\tv_exp_f32 v5, v5\n"
+      "\tv_exp_f32 v6, v6\n"
+      "\ts_sub_u32 s3, s3, 1\n"
+      "\ts_branch .Lloop\n"
+      ".Ldone:\n"
+      "\ts_barrier\n"
+      "\tv_add_u32 v7, v7, v1\n"
+      "\ts_barrier\n";
+  struct Case {
+    const char* name;
+    std::string text;
+    unsigned waves;
+  };
+  const std::vector<Case> cases = {
+      {"barrier, 1 wave", "\ts_barrier\n", 1},
+      {"barrier, 4 waves of uneven work", uneven, 4},
+      {"waitcnt on a global load",
+       "\tglobal_load_dword v10, v1, s[0:1]\n\ts_load_dword s4, s[0:1], 0x0\n\ts_waitcnt vmcnt(0)\n"
+       "\tv_add_u32 v2, v10, v10\n\ts_waitcnt lgkmcnt(0)\n\tv_add_u32 v3, s4, v2\n"
+       "\tglobal_store_dword v1, v3, s[0:1] offset:2048\n",
+       4},
+      {"MFMA dependency chain", mfma_chain, 8},
+      {"LDS traffic",
+       "\tv_lshlrev_b32 v2, 5, v1\n\tds_write_b32 v1, v1\n\tds_read_b32 v3, v2\n\tds_read_b32 v4, v1\n"
+       "\ts_waitcnt lgkmcnt(1)\n\tv_add_u32 v5, v3, v3\n\ts_waitcnt lgkmcnt(0)\n\tv_add_u32 v6, v4, v4\n",
+       4},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto t = traced(c.text, c.waves);
+    ASSERT_TRUE(t);
+    if (c.text == uneven)
+      for (unsigned w = 1; w < c.waves; ++w)
+        EXPECT_LT(t->traces[w - 1].steps.size(), t->traces[w].steps.size()) << "wave " << w << " works longer";
+    const std::vector<std::vector<WaveTrace>> one{t->traces}, three{t->traces, t->traces, t->traces};
+    const TimingReport r1 = model(*t->s, one, 32, 0, c.waves), r3 = model(*t->s, three, 256, 0, c.waves);
+    expect_accounted(r1, one);
+    expect_lifetimes(r1, one);
+    expect_lifetimes(r3, three);
+    std::uint64_t min_life = ~0ull, max_life = 0;
+    for (const WaveTiming& w : r1.waves) {
+      min_life = std::min(min_life, w.end - w.start);
+      max_life = std::max(max_life, w.end - w.start);
+    }
+    std::printf("[lifetimes] %-32s %u wave(s): lives %llu..%llu cycles, 1 group %llu cycles, 3 groups %llu cycles\n",
+                c.name, c.waves, static_cast<unsigned long long>(min_life), static_cast<unsigned long long>(max_life),
+                static_cast<unsigned long long>(r1.modeled_cycles), static_cast<unsigned long long>(r3.modeled_cycles));
+  }
+}
+
+TEST(Occupancy, LdsIsAllocatedInGranules) {
+  // AMDGPUUsage.rst, compute_pgm_rsrc2 table, GRANULATED_LDS_SIZE: a workgroup's LDS is allocated in granules of
+  // 128 dwords = 512 B on GFX7-GFX12 (gfx90a, gfx942) and 320 dwords = 1280 B on GFX950. LDS per CU: 64 KiB on
+  // gfx90a and gfx942 (MI200 / MI300 ISA, LDS chapter), 160 KiB on gfx950 (AMD CDNA 4 white paper).
+  struct Case {
+    Target target;
+    std::uint64_t per_cu, granule;
+  };
+  for (const Case c : {Case{Target::gfx90a, 64 * 1024, 512}, Case{Target::gfx942, 64 * 1024, 512},
+                       Case{Target::gfx950, 160 * 1024, 1280}}) {
+    SCOPED_TRACE(std::string(to_string(c.target)));
+    auto t = traced("\ts_nop 0\n", 4, 0, emu::test::eager(), c.target);
+    ASSERT_TRUE(t);
+    // Four-wave workgroups at 32 VGPRs: 8 waves per SIMD, 4 SIMDs -> 8 workgroups by wave slots, so LDS decides.
+    const std::vector<std::vector<WaveTrace>> g{t->traces};
+    // 25 granules fit 128 / 25 = 5 times; one byte more takes a 26th granule, which fits 128 / 26 = 4 times
+    // (without the granule the figure would wrongly be per_cu / bytes = 5).
+    const std::uint64_t exact = 25 * c.granule, over = exact + 1;
+    const std::uint64_t over_alloc = (over + c.granule - 1) / c.granule * c.granule;
+    ASSERT_EQ(over_alloc, 26 * c.granule);
+    ASSERT_EQ(c.per_cu / over, 5u);
+    const TimingReport re = model(*t->s, g, 32, static_cast<std::uint32_t>(exact), 4);
+    const TimingReport ro = model(*t->s, g, 32, static_cast<std::uint32_t>(over), 4);
+    EXPECT_EQ(re.groups_per_cu, c.per_cu / exact);
+    EXPECT_EQ(re.groups_per_cu, 5u);
+    EXPECT_EQ(ro.groups_per_cu, c.per_cu / over_alloc);
+    EXPECT_EQ(ro.groups_per_cu, 4u);
+    EXPECT_EQ(ro.occupancy_limiter, "lds");
+  }
+  // The reviewer's case: 13000 B on gfx942 is 26 granules of 512 B (13312 B), 65536 / 13312 = 4 per CU.
+  auto t = traced("\ts_nop 0\n", 4);
+  ASSERT_TRUE(t);
+  const std::vector<std::vector<WaveTrace>> g{t->traces};
+  EXPECT_EQ(model(*t->s, g, 32, 13000, 4).groups_per_cu, 4u);
 }
 
 TEST(Model, Deterministic) {
@@ -323,6 +524,15 @@ TEST(Corpus, TritonSoftmaxTiming) {
     share += h.share;
   }
   EXPECT_LE(share, 1.0 + 1e-9);
+  // The accounting invariant on real compiler output: each modeled wave's attributed cycles are its life.
+  ASSERT_FALSE(t.waves.empty());
+  std::uint64_t sum = 0;
+  for (const WaveTiming& w : t.waves) {
+    ASSERT_GE(w.end, w.start);
+    EXPECT_EQ(w.attributed, w.end - w.start) << "group " << w.group << " wave " << w.wave;
+    sum += w.attributed;
+  }
+  EXPECT_EQ(sum, t.wave_cycles);
   std::printf("[corpus] softmax_f32 gfx942 %ldx%ld: %llu modeled cycles, %zu instructions, %zu hot windows (top %.0f%%)\n",
               rows, cols, static_cast<unsigned long long>(t.modeled_cycles), t.instructions.size(), t.hot_windows.size(),
               100 * t.hot_windows.front().share);

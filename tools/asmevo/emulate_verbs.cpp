@@ -200,7 +200,9 @@ int cmd_emulate(int argc, char** argv) {
       Json s;
       s["kind"] = std::string(emu::to_string(res->stop.kind));
       s["instruction"] = "i" + std::to_string(res->stop.inst.value);
-      if (res->stop.has_other) s["load"] = "i" + std::to_string(res->stop.other.value);
+      // The other instruction a stop names: the pending load of a waitcnt violation, the producer of a hazard.
+      if (res->stop.has_other)
+        s[res->stop.kind == emu::Stop::Kind::hazard ? "producer" : "load"] = "i" + std::to_string(res->stop.other.value);
       if (res->stop.lane >= 0) s["lane"] = res->stop.lane;
       if (res->stop.address) s["address"] = res->stop.address;
       s["message"] = res->stop.message;

@@ -51,8 +51,8 @@ inline constexpr std::uint64_t
                                ///< or VOP3 op_sel on the destination (LLVM hasDstSelForwardingHazard)
     rfe = 1ull << 25,          ///< s_rfe_b64
     any = 1ull << 26,          ///< every instruction
-    mask_reader = 1ull << 27,
-    flat_seg = 1ull << 28;     ///< FLAT/GLOBAL/SCRATCH (not MUBUF/MTBUF)  ///< v_addc_co_u32, v_subb_co_u32, v_subbrev_co_u32, v_cndmask_b32 (see role::mask_in)
+    mask_reader = 1ull << 27,  ///< v_addc_co_u32, v_subb_co_u32, v_subbrev_co_u32, v_cndmask_b32 (see role::mask_in)
+    flat_seg = 1ull << 28;     ///< FLAT/GLOBAL/SCRATCH (not MUBUF/MTBUF)
 }  // namespace hz
 
 /// Operand roles of a register reference.
@@ -453,6 +453,11 @@ struct TargetRules {
     if (hazard_rules[i].targets & target_bit(t)) r.index[r.count++] = static_cast<std::uint8_t>(i);
   return r;
 }
+static_assert([] {
+  for (const auto& r : hazard_rules)
+    if (r.group >= 8) return false;
+  return true;
+}(), "hazard rule groups are numbered 0..7 (a checker keeps per-group state in an array of 8)");
 static_assert(target_rules(Target::gfx90a).count < 64 && target_rules(Target::gfx942).count < 64 &&
                   target_rules(Target::gfx950).count < 64,
               "rule masks are 64-bit: a target has more hazard rules than fit");
@@ -558,12 +563,17 @@ namespace detail {
 /// (whatever the Overlap kind: what makes `p` the nearest producer of the row's group), `related` when the row
 /// applies (its Overlap kind, same-opcode and hardware-register conditions hold). Rows without registers relate any
 /// two instructions of their classes (the producer must still write what the row names: EXEC, VCC, M0 ...).
+/// Consumer refs whose bit is set in `skip` are left out: a grouped search (HazardRule::group) is per consumer
+/// operand, as LLVM's checkMAIHazards90A/checkMAIVALUHazards search the nearest writer of each use separately, so
+/// an operand whose nearest producer was already found is not related to older ones.
 struct HazardMatch {
   bool overlaps = false;
   bool related = false;
-  HazardRef reg{};  ///< the first shared register of the consumer (count 1), for messages
+  HazardRef reg{};             ///< the first shared register of the consumer (count 1), for messages
+  std::uint32_t cons_refs = 0;  ///< the consumer refs (bit j = c.refs[j]) that overlap; all bits for register-less rows
 };
-[[nodiscard]] constexpr HazardMatch relate(const HazardRule& r, const HazardFacts& p, const HazardFacts& c) noexcept {
+[[nodiscard]] constexpr HazardMatch relate(const HazardRule& r, const HazardFacts& p, const HazardFacts& c,
+                                           std::uint32_t skip = 0) noexcept {
   HazardMatch m;
   if (r.same_op == SameOp::same && p.mnemonic() != c.mnemonic()) return m;
   if (r.same_op == SameOp::different && p.mnemonic() == c.mnemonic()) return m;
@@ -579,33 +589,36 @@ struct HazardMatch {
   if (r.cons.file == RegSel::File::none) {
     if (r.prod.file == RegSel::File::none) {
       m.overlaps = m.related = true;
+      m.cons_refs = ~std::uint32_t{0};
       return m;
     }
     for (std::size_t i = 0; i < p.nrefs; ++i) {
       const HazardRef a = detail::select(r.prod, p.refs[i]);
       if (!a.count) continue;
       m.overlaps = m.related = true;
+      m.cons_refs = ~std::uint32_t{0};
       m.reg = HazardRef{a.vector, a.first, 1, a.roles};
       return m;
     }
     return m;
   }
-  for (std::size_t i = 0; i < p.nrefs; ++i) {
-    const HazardRef a = detail::select(r.prod, p.refs[i]);
-    if (!a.count) continue;
-    for (std::size_t j = 0; j < c.nrefs; ++j) {
-      const HazardRef b = detail::select(r.cons, c.refs[j]);
-      if (!b.count) continue;
+  for (std::size_t j = 0; j < c.nrefs; ++j) {
+    if ((skip >> j) & 1) continue;
+    const HazardRef b = detail::select(r.cons, c.refs[j]);
+    if (!b.count) continue;
+    for (std::size_t i = 0; i < p.nrefs; ++i) {
+      const HazardRef a = detail::select(r.prod, p.refs[i]);
+      if (!a.count) continue;
       const unsigned lo = a.first > b.first ? a.first : b.first;
       const unsigned hi = (a.first + a.count) < (b.first + b.count) ? a.first + a.count : b.first + b.count;
       if (lo >= hi) continue;
       if (!m.overlaps) m.reg = HazardRef{b.vector, static_cast<std::uint16_t>(lo), 1, b.roles};
       m.overlaps = true;
+      m.cons_refs |= std::uint32_t{1} << j;
       const bool exact = a.first == b.first && a.count == b.count;
       if ((r.overlap == Overlap::exact && !exact) || (r.overlap == Overlap::partial && exact)) continue;
+      if (!m.related) m.reg = HazardRef{b.vector, static_cast<std::uint16_t>(lo), 1, b.roles};
       m.related = true;
-      m.reg = HazardRef{b.vector, static_cast<std::uint16_t>(lo), 1, b.roles};
-      return m;
     }
   }
   return m;

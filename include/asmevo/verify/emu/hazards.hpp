@@ -14,18 +14,23 @@
 
 namespace asmevo::emu {
 
+/// What the hazard check needs of one instruction on every step, packed so that a step touches one cache line.
+struct HazardOpInfo {
+  std::uint64_t prod = 0;          ///< rules the instruction can be the producer of (bit b = TargetRules::index[b])
+  std::uint64_t cons = 0;          ///< rules it can be the consumer of
+  std::uint8_t wait_states = 1;    ///< wait states it counts as (s_nop N: N + 1)
+  std::uint8_t max_need = 0;       ///< the largest distance any of its producer rules requires
+  /// The largest distance any of its consumer rules can require from a producer of this kernel; the history walk
+  /// stops there (no older producer can be too close).
+  std::uint8_t cons_window = 0;
+};
+
 /// The hazard facts of every instruction of a kernel, computed once per launch and shared by its waves.
 struct HazardTable {
   Target target = Target::gfx942;
   verify::TargetRules rules;                ///< the rows of the target (bit b of a mask = rules.index[b])
   std::vector<verify::HazardFacts> facts;   ///< by Op index
-  std::vector<std::uint64_t> prod_mask;     ///< by Op index: rules the instruction can be the producer of
-  std::vector<std::uint64_t> cons_mask;     ///< by Op index: rules it can be the consumer of
-  std::vector<std::uint8_t> wait_states;    ///< by Op index: wait states it counts as (s_nop N: N + 1)
-  std::vector<std::uint8_t> max_need;       ///< by Op index: the largest distance any of its producer rules requires
-  /// By Op index: the largest distance any of its consumer rules can require from a producer of this kernel; the
-  /// history walk stops there (no older producer can be too close).
-  std::vector<std::uint8_t> cons_window;
+  std::vector<HazardOpInfo> ops;            ///< by Op index
   std::uint64_t window = 0;                 ///< the largest distance any rule requires
   std::uint64_t grouped = 0;                ///< rules (bits) that belong to a group (verify::HazardRule::group)
 };
@@ -50,6 +55,12 @@ namespace detail {
   f.form = &form;
   f.cls = hazard_class(form, t);
   f.passes = hazard_passes(form, t);
+  // gfx950's f8f6f4 forms: the pass count depends on the operand formats cbsz/blgp select (MfmaInfo::passes_for).
+  if (f.passes && (op.has(Name::cbsz) || op.has(Name::blgp)))
+    if (const MfmaInfo* mi = mfma_info(form.mnemonic, t); mi && mi->passes_narrow) {
+      f.passes = mi->passes_for(static_cast<unsigned>(op.imm(Name::cbsz)), static_cast<unsigned>(op.imm(Name::blgp)));
+      if (f.passes == 2) f.cls |= verify::hz::two_pass;
+    }
   const auto infos = isa::operands(form);
   const bool store = form.has(isa::prop::store) || form.has(isa::prop::atomic);
   bool wide_data = false;
@@ -112,10 +123,7 @@ namespace detail {
   h.window = static_cast<std::uint64_t>(verify::max_wait_states(t));
   const std::size_t n = code.ops.size();
   h.facts.resize(n);
-  h.prod_mask.assign(n, 0);
-  h.cons_mask.assign(n, 0);
-  h.wait_states.assign(n, 1);
-  h.max_need.assign(n, 0);
+  h.ops.assign(n, HazardOpInfo{});
   // A side with a register selector only takes part when it has such a register (a VALU that writes no SGPR is no
   // producer of the SGPR rules): this keeps the masks, and the work per instruction, small.
   auto has_sel = [](const verify::RegSel& sel, const verify::HazardFacts& f) {
@@ -130,33 +138,33 @@ namespace detail {
     const Op& op = code.ops[i];
     h.facts[i] = hazard_facts(op, t);
     if (!op.info) continue;
+    HazardOpInfo& hi = h.ops[i];
     for (std::size_t b = 0; b < h.rules.count; ++b) {
       const verify::HazardRule& r = verify::hazard_rules[h.rules.index[b]];
       if (verify::producer_matches(r, h.facts[i]) && has_sel(r.prod, h.facts[i])) {
-        h.prod_mask[i] |= 1ull << b;
-        h.max_need[i] = static_cast<std::uint8_t>(std::max(h.max_need[i], static_cast<std::uint8_t>(verify::required_wait_states(r, h.facts[i]))));
+        hi.prod |= 1ull << b;
+        hi.max_need = std::max(hi.max_need, static_cast<std::uint8_t>(verify::required_wait_states(r, h.facts[i])));
       }
-      if (verify::consumer_matches(r, h.facts[i]) && has_sel(r.cons, h.facts[i])) h.cons_mask[i] |= 1ull << b;
+      if (verify::consumer_matches(r, h.facts[i]) && has_sel(r.cons, h.facts[i])) hi.cons |= 1ull << b;
     }
     // S_NOP: SIMM16[3:0] + 1 wait states (MI300 ISA (CDNA3) §4.5 and S_NOP; LLVM SIInstrInfo::getNumWaitStates).
-    if (op.info->mnemonic == "s_nop") h.wait_states[i] = static_cast<std::uint8_t>((op.imm(Name::simm16) & 0xf) + 1);
+    if (op.info->mnemonic == "s_nop") hi.wait_states = static_cast<std::uint8_t>((op.imm(Name::simm16) & 0xf) + 1);
   }
   // Per rule, the largest distance any producer in this kernel needs; a rule without producers here is dropped
   // from every consumer's mask.
   std::array<std::uint8_t, 64> rule_max{};
   std::uint64_t produced = 0;
   for (std::size_t i = 0; i < n; ++i)
-    for (std::uint64_t m = h.prod_mask[i]; m; m &= m - 1) {
+    for (std::uint64_t m = h.ops[i].prod; m; m &= m - 1) {
       const unsigned b = static_cast<unsigned>(std::countr_zero(m));
       const auto need = static_cast<std::uint8_t>(verify::required_wait_states(verify::hazard_rules[h.rules.index[b]], h.facts[i]));
       rule_max[b] = std::max(rule_max[b], need);
       produced |= 1ull << b;
     }
-  h.cons_window.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    h.cons_mask[i] &= produced;
-    for (std::uint64_t m = h.cons_mask[i]; m; m &= m - 1)
-      h.cons_window[i] = std::max(h.cons_window[i], rule_max[static_cast<unsigned>(std::countr_zero(m))]);
+  for (HazardOpInfo& hi : h.ops) {
+    hi.cons &= produced;
+    for (std::uint64_t m = hi.cons; m; m &= m - 1)
+      hi.cons_window = std::max(hi.cons_window, rule_max[static_cast<unsigned>(std::countr_zero(m))]);
   }
   return h;
 }
@@ -164,6 +172,10 @@ namespace detail {
 /// A wave's recent producers, in wait states. Every issued instruction advances `clock` by its wait states; a
 /// producer is remembered with the clock after it issued, so the distance to a later consumer is the number of wait
 /// states issued in between (0 when the consumer follows it directly).
+///
+/// Wait states are counted as the ISA guide and LLVM count them: issued instructions and s_nop. Stalls are not
+/// credited (an MFMA that waits for the busy matrix core does not add wait states here): the hardware may give more
+/// distance than this count, never less.
 struct HazardState {
   static constexpr unsigned ring_size = 32;  ///< > the largest distance of any rule (each producer is >= 1 state)
   const HazardTable* table = nullptr;
@@ -205,6 +217,67 @@ inline void hazard_stop(Wave& w, const Op& op, const Op& p, const verify::Hazard
 }
 }  // namespace detail
 
+namespace detail {
+/// The history walk of hazard_check for consumer `op` (Op index i, which consumes some rule): false when it stopped
+/// the wave. Kept out of line so that the common step (no consumer, or nothing remembered) stays a few loads.
+[[gnu::noinline]] inline bool hazard_walk(Wave& w, const Op& op, HazardState& hs, const HazardTable& t,
+                                          const HazardOpInfo& ci) {
+  const verify::HazardFacts& c = t.facts[op.index];
+  // Each rule (group 0) or group searches, per consumer operand, for the nearest producer that overlaps it; an
+  // operand whose nearest producer has been seen is left out of older ones (LLVM checks each use separately).
+  const std::uint32_t all_refs = c.nrefs >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << c.nrefs) - 1;
+  std::array<std::uint32_t, 64> rule_refs;  // by rule bit; valid where `touched` has the bit
+  std::uint64_t touched = 0;
+  std::uint64_t done = 0;                   // rules every operand of which has found its nearest producer
+  std::array<std::uint32_t, 8> group_refs{};
+  for (unsigned k = 0; k < hs.count; ++k) {
+    const unsigned slot = (hs.head + HazardState::ring_size - 1 - k) % HazardState::ring_size;
+    const std::uint64_t dist = hs.clock - hs.at[slot];
+    if (dist >= ci.cons_window) break;
+    const std::uint32_t pi = hs.op[slot];
+    const HazardOpInfo& pinfo = t.ops[pi];
+    std::uint64_t m = ci.cons & pinfo.prod & ~done;
+    // Past the largest distance its rules require, a producer can no longer be violated; it only still matters as
+    // the nearest producer of a grouped search, hiding older ones. This keeps the common case to a few loads per
+    // remembered producer.
+    if (dist >= pinfo.max_need) m &= t.grouped;
+    std::array<std::uint32_t, 8> seen{};  // group operands this producer is the nearest of
+    while (m) {
+      const unsigned b = static_cast<unsigned>(std::countr_zero(m));
+      m &= m - 1;
+      const verify::HazardRule& r = verify::hazard_rules[t.rules.index[b]];
+      const unsigned g = r.group & 7u;
+      std::uint32_t skip;
+      if (g) {
+        skip = group_refs[g];
+      } else {
+        if (!((touched >> b) & 1)) rule_refs[b] = 0;
+        touched |= 1ull << b;
+        skip = rule_refs[b];
+      }
+      if ((skip & all_refs) == all_refs && c.nrefs) continue;
+      const verify::HazardFacts& p = t.facts[pi];
+      const verify::HazardMatch rel = verify::relate(r, p, c, skip);
+      if (!rel.overlaps) continue;
+      if (g) {
+        seen[g] |= rel.cons_refs;
+      } else {
+        rule_refs[b] |= rel.cons_refs;
+        if ((rule_refs[b] & all_refs) == all_refs) done |= 1ull << b;
+      }
+      if (!rel.related) continue;
+      const int need = verify::required_wait_states(r, p);
+      if (dist < static_cast<std::uint64_t>(need)) {
+        hazard_stop(w, op, w.ops[pi], r, rel, dist, need, p.passes);
+        return false;
+      }
+    }
+    for (unsigned g = 1; g < 8; ++g) group_refs[g] |= seen[g];
+  }
+  return true;
+}
+}  // namespace detail
+
 /// Machine::hooks.before: checks `op` against the wave's recent producers, stops the wave with a hazard violation
 /// naming both instructions and the rule when one is closer than the rule allows, then records `op`. Returns false
 /// when it stopped the wave. A wave without a HazardState is not checked.
@@ -212,50 +285,15 @@ inline bool hazard_check(Wave& w, const Op& op) {
   HazardState* hs = w.hazards;
   if (!hs || !hs->table) return true;
   const HazardTable& t = *hs->table;
-  const std::uint32_t i = op.index;
-  if (i >= t.facts.size()) return true;
-  const std::uint64_t cm = t.cons_mask[i];
-  if (cm && hs->count) {
-    const verify::HazardFacts& c = t.facts[i];
-    std::uint64_t done = 0;        // rules whose nearest producer has been seen
-    std::uint32_t done_groups = 0;  // the same for grouped rules
-    for (unsigned k = 0; k < hs->count; ++k) {
-      const unsigned slot = (hs->head + HazardState::ring_size - 1 - k) % HazardState::ring_size;
-      const std::uint64_t dist = hs->clock - hs->at[slot];
-      if (dist >= t.cons_window[i]) break;
-      const std::uint32_t pi = hs->op[slot];
-      std::uint64_t m = cm & t.prod_mask[pi] & ~done;
-      // Past the largest distance its rules require, a producer can no longer be violated; it only still matters
-      // as the nearest producer of a grouped search, hiding older ones. This keeps the common case to a few loads
-      // per remembered producer.
-      if (dist >= t.max_need[pi]) m &= t.grouped;
-      std::uint32_t seen_groups = 0;
-      while (m) {
-        const unsigned b = static_cast<unsigned>(std::countr_zero(m));
-        m &= m - 1;
-        const verify::HazardRule& r = verify::hazard_rules[t.rules.index[b]];
-        if (r.group && ((done_groups >> r.group) & 1)) continue;
-        const verify::HazardFacts& p = t.facts[pi];
-        const verify::HazardMatch rel = verify::relate(r, p, c);
-        if (!rel.overlaps) continue;
-        if (r.group) seen_groups |= 1u << r.group;
-        else done |= 1ull << b;
-        if (!rel.related) continue;
-        const int need = verify::required_wait_states(r, p);
-        if (dist < static_cast<std::uint64_t>(need)) {
-          detail::hazard_stop(w, op, w.ops[pi], r, rel, dist, need, p.passes);
-          return false;
-        }
-      }
-      done_groups |= seen_groups;
-    }
-  }
-  hs->clock += t.wait_states[i];
-  if (t.prod_mask[i]) {
+  if (op.index >= t.ops.size()) return true;
+  const HazardOpInfo& ci = t.ops[op.index];
+  if (ci.cons && hs->count && !detail::hazard_walk(w, op, *hs, t, ci)) return false;
+  hs->clock += ci.wait_states;
+  if (ci.prod) {
     hs->at[hs->head] = hs->clock;
-    hs->op[hs->head] = i;
+    hs->op[hs->head] = op.index;
     hs->head = (hs->head + 1) % HazardState::ring_size;
-    if (hs->count < HazardState::ring_size) ++hs->count;
+    hs->count += hs->count < HazardState::ring_size;
   }
   return true;
 }

@@ -182,6 +182,16 @@ struct HotWindow {
   double share = 0;                         ///< of all attributed wave-cycles
 };
 
+/// One modeled wave's life. It starts when the wave may first issue (its workgroup's launch cost paid) and ends
+/// when its last instruction's issue hold is over; every cycle in between is attributed to exactly one of its
+/// executed instructions, as issue or as one kind of stall, so `attributed == end - start`.
+struct WaveTiming {
+  std::uint32_t group = 0;       ///< index into TimingInput::groups
+  std::uint32_t wave = 0;        ///< index of the wave's trace in its group
+  std::uint64_t start = 0, end = 0;
+  std::uint64_t attributed = 0;  ///< InstTiming::issue + stalls, summed over this wave's executed instructions
+};
+
 /// What the cost model says about a launch. All cycle counts are *modeled* shader-clock cycles.
 struct TimingReport {
   Target target = Target::gfx942;
@@ -201,6 +211,8 @@ struct TimingReport {
   std::vector<InstTiming> instructions;  ///< executed instructions, by Op index (per-instruction figures are
                                          ///< those of the modeled workgroups, not scaled)
   std::vector<HotWindow> hot_windows;    ///< ranked, hottest first
+  std::vector<WaveTiming> waves;         ///< the modeled waves, in launch order (their attributed cycles add up
+                                         ///< to wave_cycles)
   std::string note;                      ///< how the launch was modeled (subset, assumptions)
 };
 
@@ -237,8 +249,10 @@ struct OpCost {
 /// MFMA passes: from mfma_info when it knows the opcode, else by block shape as LLVM SISchedule.td
 /// (SIDPFullSpeedModel / SIDPGFX940FullSpeedModel InstRW) classes them: 4x4 -> 2, 16x16 -> 8, 32x32 -> 16 (a
 /// labelled fallback: gfx940's 4-pass 16x16x16/x32 and 8-pass 32x32x8 forms come out twice too slow).
-[[nodiscard]] inline unsigned mfma_passes(std::string_view mn, Target t) noexcept {
-  if (const MfmaInfo* i = mfma_info(mn, t); i && i->passes) return i->passes;
+/// `cbsz`/`blgp` pick the operand formats of gfx950's f8f6f4 forms, whose pass count depends on them
+/// (MfmaInfo::passes_for).
+[[nodiscard]] inline unsigned mfma_passes(std::string_view mn, Target t, unsigned cbsz = 0, unsigned blgp = 0) noexcept {
+  if (const MfmaInfo* i = mfma_info(mn, t); i && i->passes) return i->passes_for(cbsz, blgp);
   if (mn.find("_4x4x") != std::string_view::npos) return 2;
   if (mn.find("_16x16x") != std::string_view::npos) return 8;
   if (mn.find("_32x32x") != std::string_view::npos) return 16;
@@ -268,7 +282,8 @@ struct OpCost {
   } else if (f.has(pr::mfma)) {
     c.unit = TUnit::mfma;
     c.mfma = true;
-    c.busy = mfma_passes(mn, t) * p.mfma_pass.value;
+    c.busy = mfma_passes(mn, t, static_cast<unsigned>(op.imm(Name::cbsz)), static_cast<unsigned>(op.imm(Name::blgp))) *
+             p.mfma_pass.value;
     c.latency = c.busy + p.mfma_writeback.value;
     if (op.has(Name::src2) && op.at(Name::src2).is_vgpr()) {
       c.srcc_first = op.at(Name::src2).index;
@@ -303,7 +318,9 @@ struct SimWave {
   const WaveTrace* tr = nullptr;
   std::size_t k = 0;
   unsigned simd = 0, slot = 0;
-  std::uint64_t ready = 0, arrived = 0;
+  std::uint64_t ready = 0;
+  std::uint64_t start = 0, end = 0, attributed = 0;
+  std::uint32_t group = 0, index = 0;
   std::uint32_t barrier_op = 0;
   bool done = true, at_barrier = false;
   std::vector<std::uint64_t> vmq, lgq;  ///< completion times of outstanding ops per counter, ascending
@@ -404,8 +421,12 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
   wps = std::max(wps, 1u);
   const unsigned wpg = std::max<std::uint32_t>(in.waves_per_group, 1);
   unsigned gpc = std::max(1u, simds * wps / wpg);
-  if (in.lds_bytes && p.lds_per_cu.value / in.lds_bytes < gpc) {
-    gpc = std::max(1u, p.lds_per_cu.value / in.lds_bytes);
+  // A workgroup holds its LDS in whole allocation granules (AMDGPUUsage compute_pgm_rsrc2 GRANULATED_LDS_SIZE:
+  // 512 bytes on gfx90a/gfx942, 1280 on gfx950; TimingParams::lds_granule).
+  const std::uint64_t granule = std::max(1u, p.lds_granule.value);
+  const std::uint64_t lds_alloc = (std::uint64_t{in.lds_bytes} + granule - 1) / granule * granule;
+  if (lds_alloc && p.lds_per_cu.value / lds_alloc < gpc) {
+    gpc = std::max(1u, static_cast<unsigned>(p.lds_per_cu.value / lds_alloc));
     r.occupancy_limiter = "lds";
   }
   if (wpg > 1 && gpc > p.max_workgroups_per_cu.value) {
@@ -447,6 +468,9 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
         w.simd = best;
         w.slot = static_cast<unsigned>(groups.size());
         w.ready = at + p.workgroup_launch.value;
+        w.start = w.ready;
+        w.group = static_cast<std::uint32_t>(next_group);
+        w.index = static_cast<std::uint32_t>(i);
         w.done = traces[i].steps.empty();
         w.vready.assign(vector_rows, 0);
         w.sready.assign(128, 0);
@@ -470,7 +494,10 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
     for (unsigned wi : g.waves) {
       SimWave& w = waves[wi];
       if (!w.at_barrier) continue;
-      rows[w.barrier_op].stall_barrier += at - w.arrived;
+      // The s_barrier's issue hold is already charged as its issue (w.ready is its end): the stall is what remains.
+      const std::uint64_t stall = at > w.ready ? at - w.ready : 0;
+      rows[w.barrier_op].stall_barrier += stall;
+      w.attributed += stall;
       w.ready = std::max(w.ready, at);
       w.at_barrier = false;
     }
@@ -523,9 +550,11 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
     const std::uint64_t wait_stall = pick_wait > w.ready ? pick_wait - w.ready : 0;
     const std::uint64_t after_wait = std::max(w.ready, pick_wait);
     const std::uint64_t dep_stall = pick_dep > after_wait ? pick_dep - after_wait : 0;
+    const std::uint64_t resource_stall = t - std::max(after_wait, pick_dep);
     row.stall_waitcnt += wait_stall;
     row.stall_dependency += dep_stall;
-    row.stall_resource += t - std::max(after_wait, pick_dep);
+    row.stall_resource += resource_stall;
+    w.attributed += wait_stall + dep_stall + resource_stall;
     std::uint64_t hold = c.hold;
     if (c.unit != TUnit::none) unit_free[w.simd][static_cast<std::size_t>(c.unit)] = t + std::max<std::uint64_t>(c.busy, 1);
     // Results of non-memory instructions (a load's destination is covered by s_waitcnt instead).
@@ -590,7 +619,6 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
       case TKind::barrier: {
         SimGroup& g = groups[w.slot];
         w.at_barrier = true;
-        w.arrived = t;
         w.barrier_op = s.op;
         ++g.arrived;
         g.max_arrival = std::max(g.max_arrival, t);
@@ -603,6 +631,7 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
     if (c.unit == TUnit::branch && w.k + 1 < w.tr->steps.size() && w.tr->steps[w.k + 1].op != s.op + 1)
       hold += p.branch_taken.value;
     row.issue += hold;
+    w.attributed += hold;
     w.ready = t + hold;
     ++w.k;
     if (c.kind == TKind::barrier) release_barrier(groups[w.slot]);
@@ -615,6 +644,7 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
       w.by_mfma = {};
       std::erase(active, static_cast<unsigned>(pick));
       const std::uint64_t fin = t + hold;
+      w.end = fin;
       end = std::max(end, fin);
       --simd_waves[w.simd];
       SimGroup& g = groups[w.slot];
@@ -644,6 +674,8 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
     r.instructions.push_back(rows[i]);
   }
   r.hot_windows = hot_windows(r.instructions, r.wave_cycles);
+  r.waves.reserve(waves.size());
+  for (const SimWave& w : waves) r.waves.push_back({w.group, w.index, w.start, w.end, w.attributed});
   r.note = "one CU (of " + std::to_string(r.cus) + " on " + r.device + ") runs workgroups 0, " + std::to_string(r.cus) +
            ", 2*" + std::to_string(r.cus) + ", ... of the launch: " + std::to_string(r.cu_share) + " workgroup(s)";
   if (r.subset)

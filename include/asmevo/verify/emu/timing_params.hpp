@@ -53,6 +53,7 @@ struct TimingParams {
   Param vgprs_per_simd;      ///< VGPRs (+ AGPRs: one unified file) per lane per SIMD
   Param vgpr_granule;        ///< allocation granule of the unified VGPR/AGPR file
   Param lds_per_cu;          ///< bytes of LDS per CU
+  Param lds_granule;         ///< bytes: a workgroup's LDS is allocated in whole granules of this size
   Param max_waves_per_simd;
   Param max_workgroups_per_cu;  ///< for workgroups of more than one wave (barrier resources)
 };
@@ -112,6 +113,9 @@ namespace detail {
                        "GRANULATED_WORKITEM_VGPR_COUNT)"};
   p.lds_per_cu = {65536, "MI300 ISA (CDNA3) and MI200 ISA (LDS chapter): 64 KiB of LDS per CU (LLVM AMDGPU "
                          "FeatureLocalMemorySize65536)"};
+  p.lds_granule = {512, "LLVM AMDGPUUsage.rst, compute_pgm_rsrc2 table, GRANULATED_LDS_SIZE (bits 23:15): LDS is "
+                        "allocated per work-group in granules of 128 dwords on GFX7-GFX12 (roundup(lds-size / "
+                        "(128 * 4))), which covers gfx90a and gfx942"};
   p.max_waves_per_simd = {8, "LLVM AMDGPUBaseInfo getMaxWavesPerEU: 8 for gfx90a and gfx94x"};
   p.max_workgroups_per_cu = {16, "LLVM AMDGPUBaseInfo getMaxWorkGroupsPerCU: 16 barrier resources per CU (single-wave "
                                  "workgroups need none)"};
@@ -152,6 +156,8 @@ namespace detail {
   p.clock_mhz = {2400, "AMD CDNA 4 white paper / MI355X data sheet: 2400 MHz peak engine clock"};
   p.cus = {256, "AMD CDNA 4 white paper: MI350 series has 256 CUs (8 XCDs x 32)"};
   p.lds_per_cu = {163840, "AMD CDNA 4 white paper: 160 KB of LDS per CU (LLVM FeatureLocalMemorySize163840)"};
+  p.lds_granule = {1280, "LLVM AMDGPUUsage.rst, compute_pgm_rsrc2 table, GRANULATED_LDS_SIZE (bits 23:15): GFX950 "
+                         "allocates LDS in granules of 320 dwords (roundup(lds-size / (320 * 4)))"};
   p.hbm_bytes_per_cycle_per_cu = {13, "derived: 8 TB/s (CDNA 4 white paper) / 256 CUs / 2.4 GHz = 13 B/clk/CU"};
   return p;
 }
