@@ -21,12 +21,13 @@ TEST(EmuCore, RunsToEndWithoutStopping) {
 }
 
 TEST(EmuCore, UnsupportedInstructionStopsNamingIt) {
-  // image_sample has no semantics: running it must stop, naming the mnemonic, not crash or skip it.
-  auto s = test::make_snippet("\timage_load v[0:3], v[4:7], s[8:15] dmask:0xf unorm", Target::gfx90a);
+  // ds_gws_init (global wave sync) has no semantics: running it must stop, naming the mnemonic, not crash or skip it.
+  ASSERT_EQ(find_semantics("ds_gws_init"), nullptr) << "pick a mnemonic the emulator does not implement";
+  auto s = test::make_snippet("\tds_gws_init v0 offset:0 gds", Target::gfx942);
   ASSERT_TRUE(s);
   const Stop& st = s->run();
   EXPECT_EQ(st.kind, Stop::Kind::unsupported);
-  EXPECT_NE(st.message.find("image_load"), std::string::npos) << st.message;
+  EXPECT_NE(st.message.find("ds_gws_init"), std::string::npos) << st.message;
   EXPECT_EQ(st.inst.value, 0u);
 }
 

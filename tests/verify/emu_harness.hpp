@@ -77,4 +77,28 @@ struct Snippet {
   return s;
 }
 
+/// A one-wave snippet for `t` with MODE `mode`, `init` applied to the wave before it runs to the end; a stop fails
+/// the calling test. Returns the snippet (null after a parse or decode failure).
+template <class Init>
+[[nodiscard]] std::unique_ptr<Snippet> run_clean(std::string_view text, Init init, Target t = Target::gfx942,
+                                                 std::uint32_t mode = 0x3f0) {
+  auto s = make_snippet(text, t);
+  if (!s) return s;
+  s->wave().mode = mode;
+  init(s->wave());
+  const Stop& st = s->run();
+  EXPECT_EQ(st.kind, Stop::Kind::none) << st.message << "\n" << text;
+  return s;
+}
+
+/// Runs wave 0 through the snippet's own instructions (not the appended s_endpgm, whose semantics live elsewhere),
+/// then completes whatever is outstanding. Returns the stop (kind none when clean).
+inline const Stop& run_body(Snippet& s) {
+  Wave& w = s.wave();
+  const std::size_t n = s.code.ops.size() - 2;
+  while (w.pc < n && s.group.stop.kind == Stop::Kind::none) step(w);
+  if (s.group.stop.kind == Stop::Kind::none) drain(w);
+  return s.group.stop;
+}
+
 }  // namespace asmevo::emu::test

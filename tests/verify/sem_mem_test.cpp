@@ -16,15 +16,7 @@ namespace {
 using namespace asmevo;
 using namespace asmevo::emu;
 
-/// Runs wave 0 through the snippet's own instructions (not the appended s_endpgm, whose semantics live elsewhere),
-/// then completes whatever is outstanding. Returns the stop (kind none when clean).
-const Stop& run_body(test::Snippet& s) {
-  Wave& w = s.wave();
-  const std::size_t n = s.code.ops.size() - 2;
-  while (w.pc < n && s.group.stop.kind == Stop::Kind::none) step(w);
-  if (s.group.stop.kind == Stop::Kind::none) drain(w);
-  return s.group.stop;
-}
+using test::run_body;
 
 void set64(Wave& w, unsigned row, unsigned lane, std::uint64_t v) {
   w.v[row][lane] = static_cast<std::uint32_t>(v);

@@ -29,13 +29,7 @@ bool isnan32(u32 b) { return (b & 0x7fffffffu) > 0x7f800000u; }
 /// Runs `text` with v0..v3 (and more) preset per lane by `init`, returns the snippet after the run.
 template <class Init>
 std::unique_ptr<test::Snippet> run(std::string_view text, Init init, Target t = Target::gfx942, u32 mode = 0x3f0) {
-  auto s = test::make_snippet(text, t);
-  if (!s) return s;
-  s->wave().mode = mode;
-  init(s->wave());
-  const Stop& st = s->run();
-  EXPECT_EQ(st.kind, Stop::Kind::none) << st.message << "\n" << text;
-  return s;
+  return test::run_clean(text, init, t, mode);
 }
 
 /// Random f32 bit patterns weighted toward the interesting ones (zeros, denormals, infinities, NaNs, 1.0).

@@ -1,4 +1,4 @@
-// The non-MFMA Triton kernels of the corpus (gfx942 and gfx90a), run on the emulator on random inputs and several
+// The non-MFMA Triton kernels of the corpus (gfx942, gfx90a and gfx950), run on the emulator on random inputs and several
 // shapes, checked against C++ references of MANIFEST.json's definitions.
 #include <gtest/gtest.h>
 
@@ -278,7 +278,7 @@ TEST_P(Triton, SeedsAgree) {
   EXPECT_EQ(a->result.buffers[0].bytes, c->result.buffers[0].bytes);
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, Triton, ::testing::Values(Target::gfx942, Target::gfx90a),
+INSTANTIATE_TEST_SUITE_P(Targets, Triton, ::testing::Values(Target::gfx942, Target::gfx90a, Target::gfx950),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The MFMA Triton kernels of the corpus (matmul f16/bf16, causal attention, fp8 block-scale GEMM) on gfx942 and
-// gfx90a, run on the emulator on random inputs and checked against C++ references of MANIFEST.json's definitions.
+// The MFMA Triton kernels of the corpus (matmul f16/bf16, causal attention, fp8 block-scale GEMM) on gfx942, gfx90a
+// and gfx950, run on the emulator on random inputs and checked against C++ references of MANIFEST.json's
+// definitions. (The gfx950 GEMM reads the same fnuz fp8 inputs and converts them to f16 in software.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -221,7 +222,7 @@ TEST_P(TritonMfma, GemmA8W8BlockscaleFp8) {
                "gemm_a8w8_blockscale " + std::string(to_string(GetParam())));
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, TritonMfma, ::testing::Values(Target::gfx942, Target::gfx90a),
+INSTANTIATE_TEST_SUITE_P(Targets, TritonMfma, ::testing::Values(Target::gfx942, Target::gfx90a, Target::gfx950),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
 }  // namespace

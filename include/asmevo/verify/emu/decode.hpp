@@ -391,10 +391,13 @@ inline void fell_off_end(Wave& w, const Op& op) {
       op.slots[k] = s;
       if (auto n = detail::name_of(oi.name); n && op.pos[static_cast<std::size_t>(*n)] == Op::none)
         op.pos[static_cast<std::size_t>(*n)] = static_cast<std::uint8_t>(k);
+      // v_bitop3_b16/b32 (gfx950): the 8-bit truth table, kept in Op::aux for the handler (sem_valu.hpp bitop3).
+      if (oi.name == "bitop3" && s.kind == Slot::Kind::constant) op.aux = static_cast<std::uint32_t>(s.value & 0xffu);
       if (oi.role == isa::Role::use) add_range(false, s);
       else if (!async) add_range(true, s);  // a load's destination is marked pending by its MemOp instead
     }
     op.nslots = static_cast<std::uint8_t>(std::min(nops, op.slots.size()));
+    if (f.format == isa::Format::MIMG) op.aux = detail::mimg_fields(f, op);  // dmask, unorm, da, ... (sem_image.hpp)
 
     // Hardware defaults of modifiers the text leaves out (LLVM AMDGPUAsmParser cvtVOP3P / cvtSDWA / cvtDPP).
     auto set_default = [&](Name n, std::uint64_t v) {

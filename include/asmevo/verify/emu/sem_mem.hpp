@@ -2,6 +2,7 @@
 // maintenance, each issued as a MemOp whose access happens at completion.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -479,13 +480,17 @@ struct BufMode {
 };
 [[nodiscard]] inline BufMode buf_mode(const Op& op) noexcept { return {(op.aux & 1u) != 0, (op.aux & 2u) != 0}; }
 
+/// Whether `op` is a load-to-LDS (lds) form: an LLVM record with the LDS-DMA property (BUFFER_LOAD_*_LDS_*).
+[[nodiscard]] inline bool is_lds_dma(const Op& op) noexcept { return op.info && op.info->has(isa::prop::lds_dma); }
+
 /// Checks the forms and resource features the emulator does not implement; stops the run and returns false.
-[[nodiscard]] inline bool buffer_supported(Wave& w, const Op& op, const Vsharp& v, const BufMode& b) {
+/// `lds_ok`: the caller implements the load-to-LDS form of its opcode (buffer loads, see bload_lds).
+[[nodiscard]] inline bool buffer_supported(Wave& w, const Op& op, const Vsharp& v, const BufMode& b, bool lds_ok = false) {
   const auto stop = [&](std::string why) {
     w.stop_with(Stop::Kind::unsupported, op, std::string(op.mnemonic()) + ": " + why);
     return false;
   };
-  if (op.info && op.info->has(isa::prop::lds_dma)) return stop("loads into LDS (lds) are not implemented");
+  if (!lds_ok && is_lds_dma(op)) return stop("the load-to-LDS (lds) form of this opcode is not implemented");
   if (op.imm(Name::swz)) return stop("the swz bit is not implemented");
   if (v.add_tid && (b.idxen || (v.swizzle && v.index_stride != 3)))
     return stop("an add_tid_enable resource indexed past its index stride (idxen, or index_stride < 64): the "
@@ -707,12 +712,212 @@ inline void bload_done(Wave& w, MemOp& m) {
   bload_lanes<K, false>(w, m);  // lane by lane: names the lane that faults
 }
 
-/// buffer_load_*: destination vdata.
+// ---- MUBUF load to LDS (the `lds` forms: BUFFER_LOAD_*_LDS_*) ----------------------------------------------------
+// Sources: MI200 ISA (CDNA2) and MI300 ISA (CDNA3) §9.1.9 "Memory Buffer Load to LDS" (gfx90a/gfx942: ubyte, sbyte,
+// ushort, sshort, dword, format_x), CDNA4 ISA §9.1.9 (gfx950 adds dwordx3 and dwordx4), CDNA3/CDNA4 §10.3
+// "Addressing" (the LDS_ADDR formula of the DMA loads), LLVM AMDGPUUsage "AMDGPU DMA Operations" (lane stride) and
+// SIInsertWaitcnts (LDS DMA waits on vmcnt). The memory side is an ordinary buffer fetch: address, range checking,
+// swizzling and add_tid as for the VGPR form ([ISA] §9.1.9.1: "Memory address clamping follows the same rules as any
+// other buffer fetch"); there is no VGPR destination (LLVM AMDGPU syntax docs, gfx9 MUBUF vdst: "If lds is specified,
+// this operand is ignored by H/W and data are stored directly into LDS"; LLVM 22's lds forms have no vdata operand).
+
+/// M0 bits that give the LDS byte offset: "LDS_offset = 16-bit unsigned byte offset from M0[15:0]" (MI200 ISA and
+/// MI300 ISA §9.1.9) on gfx90a/gfx942; "18-bit unsigned byte offset from M0[17:0]" (CDNA4 ISA §9.1.9) on gfx950. Unlike
+/// global_load_lds (M0[17:2] * 4, §10.3) the low two bits are part of the offset.
+[[nodiscard]] constexpr std::uint32_t buffer_lds_m0_mask(Target t) noexcept { return t == Target::gfx950 ? 0x3ffffu : 0xffffu; }
+
+/// The LDS side shared by every LDS-DMA load (global_load_lds_* and the buffer lds forms): lane l's `Bytes` go to
+/// base + l * stride, stride 4 for data of up to 4 bytes and 16 for 12 or 16 bytes ("+ ThreadID*4" / "+ ThreadID*16",
+/// CDNA3/CDNA4 ISA §10.3; "(TIDinWave * 16)" for 3 and 4 dwords, CDNA4 §9.1.9; AMDGPUUsage "AMDGPU DMA Operations").
+/// ThreadID is the lane number whether or not neighbouring lanes are in EXEC. Returns the host pointer, or nullptr
+/// after stopping the run (outside the workgroup's allocation, lds_ptr).
+template <unsigned Bytes>
+[[nodiscard]] inline std::byte* lds_dma_dst(Wave& w, const Op& op, unsigned l, std::uint64_t base) {
+  constexpr std::uint64_t stride = Bytes <= 4 ? 4 : 16;
+  return lds_ptr(w, op, l, base + stride * l, Bytes, true);
+}
+
+/// The LDS bytes an outstanding MemOp will write by DMA: lanes `exec`, lane l at base + l * stride, `bytes` each;
+/// bytes == 0 when it is not an LDS-DMA load. The buffer forms keep their base in data[0][0] (bload_lds), the
+/// global_load_lds forms in aux[0] (global_load_lds).
+struct LdsDmaSpan {
+  std::uint64_t base = 0;
+  unsigned stride = 0, bytes = 0;
+};
+[[nodiscard]] inline LdsDmaSpan lds_dma_span(const MemOp& m) noexcept {
+  if (m.counter != MemOp::Counter::vm || m.dst.count != 0 || !m.op || !m.op->info) return {};
+  const std::string_view mn = m.op->mnemonic();
+  const bool buf = is_lds_dma(*m.op);
+  if (!buf && !mn.starts_with("global_load_lds_")) return {};
+  const unsigned bytes = mn.ends_with("dwordx4") ? 16 : mn.ends_with("dwordx3") ? 12 : 4;
+  return {buf ? m.data[0][0] : m.aux[0], bytes <= 4 ? 4u : 16u, bytes};
+}
+
+/// Checks an LDS read at issue against the LDS-DMA loads of the workgroup still outstanding: their LDS writes land
+/// only when vmcnt covers them (SIInsertWaitcnts puts an s_waitcnt vmcnt before an LDS read that may alias an LDS
+/// DMA store), so a lane of `ds` reading any of those bytes reads data the hardware may not have written yet. That
+/// stops the run with a waitcnt violation naming both instructions (true: no overlap). Lane l of `ds` reads `bytes`
+/// at ds.addr[l] + offs[h] for each of the `noffs` offsets. Other waves' DMA loads count too: a wave that reads LDS
+/// another wave loads needs that wave's s_waitcnt vmcnt before their common s_barrier.
+[[nodiscard]] inline bool lds_dma_read_ok(Wave& w, const Op& op, const MemOp& ds, const std::uint64_t* offs, unsigned noffs,
+                                          unsigned bytes) {
+  std::int64_t ds_lo = 0, ds_hi = -1;  // the bytes the read spans, computed once an LDS-DMA load is outstanding
+  for (const auto& wp : w.group->waves) {
+    const Wave& o = *wp;
+    if (o.vm_count == 0) continue;
+    for (const auto& q : o.queue) {
+      const LdsDmaSpan s = lds_dma_span(*q);
+      if (!s.bytes || !q->exec || !ds.exec) continue;
+      if (ds_hi < ds_lo) {
+        ds_lo = INT64_MAX;
+        ds_hi = INT64_MIN;
+        for (LaneMask e = ds.exec; e; e &= e - 1) {
+          const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+          for (unsigned h = 0; h < noffs; ++h) {
+            const std::int64_t a = static_cast<std::int64_t>(ds.addr[l] + offs[h]);
+            ds_lo = std::min(ds_lo, a);
+            ds_hi = std::max(ds_hi, a + static_cast<std::int64_t>(bytes));
+          }
+        }
+      }
+      const std::int64_t lo = static_cast<std::int64_t>(s.base) + s.stride * std::countr_zero(q->exec);
+      const std::int64_t hi = static_cast<std::int64_t>(s.base) + s.stride * (63 - std::countl_zero(q->exec)) + s.bytes;
+      if (ds_hi <= lo || ds_lo >= hi) continue;  // the usual case: a different LDS buffer
+      for (LaneMask e = ds.exec; e; e &= e - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+        for (unsigned h = 0; h < noffs; ++h) {
+          const std::int64_t a = static_cast<std::int64_t>(ds.addr[l] + offs[h]);
+          if (a + bytes <= lo || a >= hi) continue;
+          // lanes j whose slot [base + stride*j, + s.bytes) may meet [a, a + bytes)
+          const std::int64_t rel = a - static_cast<std::int64_t>(s.base);
+          for (std::int64_t j = std::max<std::int64_t>(0, rel / s.stride - 1); j <= (rel + bytes - 1) / s.stride && j < 64; ++j) {
+            const std::int64_t b0 = static_cast<std::int64_t>(s.base) + s.stride * j;
+            if (!((q->exec >> j) & 1) || a >= b0 + s.bytes || a + bytes <= b0) continue;
+            Stop st;
+            st.kind = Stop::Kind::waitcnt;
+            st.inst = op.id;
+            st.other = q->op->id;
+            st.has_other = true;
+            st.lane = static_cast<std::int32_t>(l);
+            st.address = static_cast<std::uint64_t>(a);
+            st.message = "i" + std::to_string(op.id.value) + " (" + std::string(op.mnemonic()) + ") lane " +
+                         std::to_string(l) + " reads LDS " + hex64(static_cast<std::uint64_t>(a)) + " while i" +
+                         std::to_string(q->op->id.value) + " (" + std::string(q->op->mnemonic()) + ", wave " +
+                         std::to_string(o.wave_id) + ") that loads it into LDS is still outstanding: no s_waitcnt " +
+                         "vmcnt covers it";
+            w.stop_with(std::move(st));
+            return false;
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/// Bytes one lane writes to LDS. Byte, short and dword loads write one dword each: their lanes are 4 bytes apart
+/// (AMDGPUUsage "AMDGPU DMA Operations": "offset by 4 * lane_id bytes for sizes up to 4 bytes") and the value is
+/// "extended to 32 bit" (Triton AMD backend TargetInfo::supportsDirectToLdsLoadBitWidth, which keeps 8- and 16-bit
+/// DMA loads disabled on CDNA3/CDNA4 for that reason) the way the VGPR form extends it: ubyte/ushort zero-extended,
+/// sbyte/sshort sign-extended ([ISA] opcode descriptions of BUFFER_LOAD_UBYTE/SBYTE/USHORT/SSHORT). dwordx3 writes 12
+/// bytes at a 16-byte stride ("LOAD_DWORDX3 writes 3 dwords and skips the 4th", CDNA4 ISA §9.1.9), dwordx4 16.
+[[nodiscard]] constexpr unsigned lds_dma_bytes(Ld k) noexcept { return ld_bytes(k) <= 4 ? 4 : ld_bytes(k); }
+[[nodiscard]] constexpr bool lds_dma_form(Ld k) noexcept {
+  return k == Ld::u8 || k == Ld::i8 || k == Ld::u16 || k == Ld::i16 || k == Ld::b32 || k == Ld::b96 || k == Ld::b128;
+}
+
+/// The dword a byte/short/dword LDS-DMA lane writes (see lds_dma_bytes); p == nullptr (out of range) gives 0.
+template <Ld K>
+[[nodiscard]] inline std::uint32_t lds_dma_dword(const std::byte* p) noexcept {
+  if (!p) return 0;
+  std::uint32_t x = 0;
+  std::memcpy(&x, p, ld_bytes(K));  // little-endian host and device
+  if constexpr (K == Ld::i8) return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(x)));
+  if constexpr (K == Ld::i16) return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int16_t>(x)));
+  return x;
+}
+
+/// Completion of a buffer LDS-DMA load: lanes in EXEC fetch like the VGPR form (out-of-range lanes and components
+/// read 0, [ISA] §9.1.5 "Range Checking" rules 1 and 4, which §9.1.9.1 applies to these loads) and write the result
+/// through lds_dma_dst at the LDS base captured at issue (m.data[0][0]); lanes not in EXEC write nothing ("Set the
+/// active-mask to limit buffer reads to those threads that return data to a legal LDS location", §9.1.9.1).
+template <Ld K, bool Swz>
+inline void bload_lds_done(Wave& w, MemOp& m) {
+  constexpr unsigned W = lds_dma_bytes(K);
+  std::size_t hint = Memory::npos;
+  const std::uint64_t base = m.data[0][0];
+  auto ptr = [&](unsigned l, std::uint64_t addr, unsigned bytes) -> const std::byte* {
+    if constexpr (Swz) return swz_ptr(w, *m.op, l, addr, bytes, false, hint);
+    else return global_ptr(w, *m.op, l, addr, bytes, false, hint);
+  };
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    std::uint32_t x[4] = {};
+    if constexpr (ld_bytes(K) <= 4) {
+      const std::byte* p = nullptr;
+      if ((m.mask >> l) & 1) {
+        p = ptr(l, m.addr[l], ld_bytes(K));
+        if (!p) return;
+      }
+      x[0] = lds_dma_dword<K>(p);
+    } else {
+      for (unsigned k = 0; k < ld_dwords(K); ++k) {
+        if (!(Swz ? swz_component_in(m, l, k) : buffer_component_in(m, l, k))) continue;
+        const std::byte* p = ptr(l, m.addr[l] + k * (Swz ? m.aux[0] : 4), 4);
+        if (!p) return;
+        std::memcpy(&x[k], p, 4);
+      }
+    }
+    std::byte* d = lds_dma_dst<W>(w, *m.op, l, base);
+    if (!d) return;
+    std::memcpy(d, x, W);
+  }
+}
+
+/// buffer_load_{ubyte,sbyte,ushort,sshort,dword,dwordx3,dwordx4} ... lds (and buffer_load_format_x ... lds through
+/// buffer_load_format_x): the buffer address of the VGPR form; the LDS destination of lane l is
+/// LDS_offset (M0, buffer_lds_m0_mask) + inst_offset + l * stride (the instruction offset is added to both addresses,
+/// as in LDS_ADDR = "LDSbase + LDSoffset + INST.OFFSET + ThreadID*4" of CDNA3/CDNA4 §10.3; the aiter gfx942/gfx950
+/// kernels rely on it, stepping `offset:` by the padded LDS row with one M0). M0 is read at issue. The write lands at
+/// completion and is waited for with vmcnt (LLVM SIInsertWaitcnts: "LDS DMA loads ... On the VMEM side these should
+/// use VM_CNT"); an LDS read of those bytes before then is a waitcnt violation (lds_dma_read_ok). A destination that
+/// is not dword-aligned stops as unsupported: the ISA gives the offset in bytes but not where such a write lands.
+template <Ld K>
+inline void bload_lds(Wave& w, const Op& op, const Vsharp& v, const BufMode& b) {
+  if constexpr (!lds_dma_form(K)) {
+    w.stop_with(Stop::Kind::unsupported, op, std::string(op.mnemonic()) + ": this opcode has no load-to-LDS (lds) form");
+  } else {
+    const std::uint64_t base =
+        (w.s[sc::m0] & buffer_lds_m0_mask(w.machine->target)) + (op.imm(Name::offset) & 0xfffu);
+    if (base % 4 != 0) {
+      w.stop_with(Stop::Kind::unsupported, op,
+                  std::string(op.mnemonic()) + " ... lds: LDS destination " + hex64(base) +
+                      " (M0 offset + instruction offset) is not dword-aligned; the ISA does not say where such a "
+                      "DMA write lands");
+      return;
+    }
+    MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
+    m.exec = w.exec();
+    if (v.swizzle || v.add_tid) {
+      if (!buffer_addresses_swizzled(w, op, v, b, ld_bytes(K), false, m)) { abandon_memop(w); return; }
+      m.complete = &bload_lds_done<K, true>;
+    } else {
+      buffer_addresses(w, op, v, b, m);
+      m.complete = &bload_lds_done<K, false>;
+    }
+    m.data[0][0] = static_cast<std::uint32_t>(base);  // no VGPR destination: m.dst stays empty
+    issue(w);
+  }
+}
+
+/// buffer_load_*: destination vdata (or LDS, for the lds forms: bload_lds).
 template <Ld K>
 inline void bload(Wave& w, const Op& op) {
   const Vsharp v = read_vsharp(w, op.at(Name::srsrc));
   const BufMode b = buf_mode(op);
-  if (!buffer_supported(w, op, v, b)) return;
+  const bool lds = is_lds_dma(op);
+  if (!buffer_supported(w, op, v, b, lds)) return;
+  if (lds) { bload_lds<K>(w, op, v, b); return; }
   const Slot& d = op.at(Name::vdata);
   MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
   m.exec = w.exec();
@@ -896,6 +1101,7 @@ inline void ds_read(Wave& w, const Op& op) {
   m.exec = w.exec();
   ds_addresses(w, op, m);
   m.aux[0] = op.imm(Name::offset) & 0xffffu;
+  if (!lds_dma_read_ok(w, op, m, &m.aux[0], 1, ld_bytes(K))) { abandon_memop(w); return; }
   m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(ld_dwords(K))};
   m.complete = &ds_read_done<K>;
   issue(w);
@@ -955,6 +1161,7 @@ inline void ds_read2(Wave& w, const Op& op) {
   m.exec = w.exec();
   ds_addresses(w, op, m);
   ds_offsets2<B, St64>(op, m);
+  if (!lds_dma_read_ok(w, op, m, &m.aux[0], 2, B)) { abandon_memop(w); return; }
   m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(2 * B / 4)};
   m.complete = &ds_read2_done<B>;
   issue(w);
@@ -1060,6 +1267,111 @@ inline void ds_nop(Wave& w, const Op& op) {
 }
 
 // =============================================================================================================
+// gfx950: transposing LDS reads (ds_read_b64_tr_b*) and direct-to-LDS global loads (global_load_lds_dword*).
+// =============================================================================================================
+
+/// Lane mapping of the transposing reads, for B-bit elements (n = 64 / B of them in a lane's 64 bits). The 64 lanes
+/// work as four independent groups of 16. Each lane reads 64 bits at its own address: n consecutive rows (M) of one
+/// column (K) ("Each lane (one VGPR) holds 4 consecutive M or N values", CDNA4 ISA §11.4 "MFMA Transpose Load from LDS",
+/// DS_READ_B64_TR_B16), and the group's 16 x n block is returned transposed, so result lane i of a group holds n
+/// consecutive K values of column i ("The first loads K=0..3 and K=8..11", "(0..7, 16..23, ...)", "(0..15, 32..47)"
+/// for B = 16, 8, 4). Which source lane holds which part of the block is not tabled in the ISA guide; it is taken
+/// from the layout Triton's AMD backend compiles gfx950 kernels against (LinearLayoutConversions.cpp
+/// chooseLLDsReadB64TrLayout: for 16-bit elements lane 4k + j reads rows 4j..4j+3 of column K = k, and result lane i
+/// holds K = 0..3 of row i; the general rule rotates the first log2(n) register bases with the 4 lane bases, which for
+/// 8-bit elements makes lane 2k + j read rows 8j..8j+7 of K = k). So element e of result lane i (group-relative) is
+/// element i % n of source lane e * (16 / n) + i / n. For B = 4 the same rule gives a plain 16 x 16 nibble transpose
+/// (source lane k holds rows 0..15 of K = k); no public source states that case, so its table entry is approximate.
+template <unsigned B>
+inline void ds_read_tr_done(Wave& w, MemOp& m) {
+  constexpr unsigned n = 64 / B, per_k = 16 / n;
+  constexpr std::uint64_t emask = B == 64 ? ~0ull : (std::uint64_t{1} << B) - 1;
+  std::uint64_t src[wave_lanes];
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const std::byte* p = lds_ptr(w, *m.op, l, m.addr[l], 8, false);
+    if (!p) return;
+    std::memcpy(&src[l], p, 8);
+  }
+  std::uint32_t* lo = w.v[m.dst.first];
+  std::uint32_t* hi = w.v[m.dst.first + 1];
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const unsigned g = l & ~15u, i = l & 15u;
+    const std::uint64_t* s = src + g + i / n;
+    const unsigned sh = (i % n) * B;
+    std::uint64_t x = 0;
+    for (unsigned e = 0; e < n; ++e) x |= ((s[e * per_k] >> sh) & emask) << (e * B);
+    lo[l] = static_cast<std::uint32_t>(x);
+    hi[l] = static_cast<std::uint32_t>(x >> 32);
+  }
+}
+
+/// ds_read_b64_tr_b16 / _b8 / _b4 (gfx950): 64 bits a lane at ADDR + offset, returned transposed (see above). CDNA4
+/// ISA §11.4: "Prior to executing, EXEC must be all 1's" and "The LDS address must be aligned to the data size";
+/// a run that breaks either stops as illegal (the hardware result is undefined), naming the lane.
+template <unsigned B>
+inline void ds_read_tr(Wave& w, const Op& op) {
+  if (!ds_supported(w, op)) return;
+  if (w.exec() != ~LaneMask{0}) {
+    w.stop_with(Stop::Kind::illegal, op,
+                std::string(op.mnemonic()) + ": EXEC is " + hex64(w.exec()) +
+                    "; the transposing LDS reads require EXEC to be all ones (CDNA4 ISA §11.4)");
+    return;
+  }
+  const std::uint32_t* a = w.v[op.at(Name::addr).index];
+  const std::uint64_t off = op.imm(Name::offset) & 0xffffu;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    if (((a[l] + off) & 7u) == 0) continue;
+    w.stop_with(Stop::Kind::illegal, op,
+                std::string(op.mnemonic()) + ": lane " + std::to_string(l) + " LDS address " + hex64(a[l] + off) +
+                    " is not 8-byte aligned, which the transposing LDS reads require (CDNA4 ISA §11.4)",
+                static_cast<std::int32_t>(l), a[l] + off);
+    return;
+  }
+  const Slot& d = op.at(Name::vdst);
+  MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm);
+  m.exec = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l) m.addr[l] = a[l] + off;
+  static constexpr std::uint64_t no_offset = 0;
+  if (!lds_dma_read_ok(w, op, m, &no_offset, 1, 8)) { abandon_memop(w); return; }
+  m.dst = {true, static_cast<std::uint16_t>(d.index), 2};
+  m.complete = &ds_read_tr_done<B>;
+  issue(w);
+}
+
+template <unsigned Bytes>
+inline void global_load_lds_done(Wave& w, MemOp& m) {
+  std::size_t hint = Memory::npos;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    const std::byte* src = global_ptr(w, *m.op, l, m.addr[l], Bytes, false, hint);
+    if (!src) return;
+    std::byte* dst = lds_dma_dst<Bytes>(w, *m.op, l, m.aux[0]);  // the LDS side shared with the buffer lds forms
+    if (!dst) return;
+    std::memcpy(dst, src, Bytes);
+  }
+}
+
+/// global_load_lds_dword / _dwordx3 / _dwordx4 (gfx942: dword; gfx950: all three): each lane in EXEC reads Bytes at
+/// its global address (the global_load addressing of vmem_addresses) and writes them to LDS, not to VGPRs, at
+/// "LDS_ADDR = LDSbase(hw alloc) + LDSoffset(M0[17:2] * 4) + INST.OFFSET + ThreadID*4" (DWORDX1) or
+/// "... + ThreadID*16" (DWORDX4) (CDNA4 ISA §10.3 "Addressing"; the lane stride is 16 for dwordx3 too: LLVM
+/// AMDGPUUsage "AMDGPU DMA Operations": "offset by 4 * lane_id bytes for sizes up to 4 bytes, and by 16 * lane_id
+/// bytes for larger sizes", with the instruction offset "applied to both global and LDS address"). ThreadID is the
+/// lane number whether or not neighbouring lanes are in EXEC. M0 is read at issue. The LDS write lands at completion
+/// and is waited for with vmcnt (LLVM SIInsertWaitcnts: "LDS DMA loads ... On the VMEM side these should use
+/// VM_CNT"). The byte and short forms (whose LDS data width the ISA text does not settle) are not implemented.
+template <unsigned Bytes>
+inline void global_load_lds(Wave& w, const Op& op) {
+  MemOp& m = begin_memop(w, op, MemOp::Counter::vm);
+  m.exec = w.exec();
+  vmem_addresses<Seg::global>(w, op, m);
+  const std::int64_t lds = static_cast<std::int64_t>(w.s[sc::m0] & 0x3fffcu) + sext(op.imm(Name::offset), 13);
+  m.aux[0] = static_cast<std::uint64_t>(lds);  // a negative address faults in lds_ptr as a huge offset
+  m.complete = &global_load_lds_done<Bytes>;
+  issue(w);
+}
+
+// =============================================================================================================
 // The table.
 // =============================================================================================================
 
@@ -1138,6 +1450,9 @@ inline constexpr Semantics mem_table[] = {
     {"global_load_sbyte_d16_hi", vload<Seg::global, Ld::i8_d16_hi>, mem_exact},
     {"global_load_short_d16", vload<Seg::global, Ld::b16_d16>, mem_exact},
     {"global_load_short_d16_hi", vload<Seg::global, Ld::b16_d16_hi>, mem_exact},
+    {"global_load_lds_dword", global_load_lds<4>, mem_exact},
+    {"global_load_lds_dwordx3", global_load_lds<12>, mem_exact},
+    {"global_load_lds_dwordx4", global_load_lds<16>, mem_exact},
     {"global_store_byte", vstore<Seg::global, St::b8>, mem_exact},
     {"global_store_byte_d16_hi", vstore<Seg::global, St::b8_hi>, mem_exact},
     {"global_store_short", vstore<Seg::global, St::b16>, mem_exact},
@@ -1332,6 +1647,10 @@ inline constexpr Semantics mem_table[] = {
     {"ds_read_i8_d16_hi", ds_read<Ld::i8_d16_hi>, mem_exact},
     {"ds_read_u16_d16", ds_read<Ld::b16_d16>, mem_exact},
     {"ds_read_u16_d16_hi", ds_read<Ld::b16_d16_hi>, mem_exact},
+    {"ds_read_b64_tr_b16", ds_read_tr<16>, mem_exact},
+    {"ds_read_b64_tr_b8", ds_read_tr<8>, mem_exact},
+    {"ds_read_b64_tr_b4", ds_read_tr<4>, Exactness::approximate,
+     "lane order of the 4-bit transpose inferred from the 16- and 8-bit forms (source lane k holds column K = k); no public table states it"},
     {"ds_write_b8", ds_write<St::b8>, mem_exact},
     {"ds_write_b8_d16_hi", ds_write<St::b8_hi>, mem_exact},
     {"ds_write_b16", ds_write<St::b16>, mem_exact},
@@ -1436,8 +1755,9 @@ inline constexpr Semantics mem_table[] = {
 }  // namespace detail
 
 /// The memory instructions' semantics (see the table above for the list; scratch_load_lds_*, s_scratch_*, s_buffer_atomic_*,
-/// tbuffer_*, the other buffer format ops, LDS-DMA loads, ds_read_addtid/ds_write_addtid, ds_condxchg32, GWS and
-/// ds_append/consume are not implemented and stop the run as unsupported).
+/// tbuffer_*, the other buffer format ops, the byte/short global_load_lds_* forms,
+/// ds_read_addtid/ds_write_addtid, ds_read_b96_tr_b6, ds_condxchg32, GWS and ds_append/consume are not implemented
+/// and stop the run as unsupported).
 [[nodiscard]] inline std::span<const Semantics> mem_semantics() { return detail::mem_table; }
 
 }  // namespace asmevo::emu

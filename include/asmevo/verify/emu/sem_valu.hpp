@@ -1,4 +1,4 @@
-// The VALU semantics table: VOP1, VOP2, VOPC, VOP3 and VOP3P (except MFMA) opcodes of gfx90a and gfx942.
+// The VALU semantics table: VOP1, VOP2, VOPC, VOP3 and VOP3P (except MFMA) opcodes of gfx90a, gfx942 and gfx950.
 #pragma once
 
 // How to read an entry: the handler is valu_op<result type, source types..., lane function, flags, layout,
@@ -40,6 +40,85 @@ template <Exec A, Exec B> inline constexpr Exec ieee = &by_ieee<A, B>;
 
 inline void nop_exec(Wave&, const Op&) {}
 
+// ---- gfx950: v_bitop3_b16/b32, v_cvt_pk_f16_f32, v_cvt_pk_bf16_f32 ----------------------------------------------
+
+/// v_bitop3_b32 / v_bitop3_b16 (gfx950) [CDNA4 ISA V_BITOP3_B32, V_BITOP3_B16]: bit i of D is TTBL[{S0[i], S1[i],
+/// S2[i]}], S0 the most significant index bit (LLVM AMDGPUISelDAGToDAG BitOp3_Op encodes src0/src1/src2 as the tables
+/// 0xf0/0xcc/0xaa, the same order). TTBL is the `bitop3` operand, carried in the instruction's OMOD/ABS/NEG fields, so
+/// there are no source or output modifiers; the decoder keeps it in Op::aux. Evaluated on whole words as a multiplexer
+/// tree: S2 picks an entry within each pair of the table, S1 a pair within each half, S0 a half. The 16-bit form reads
+/// the op_sel-selected halves of its sources ([OPSEL] bits 0..2) and writes D[15:0], or D[31:16] with op_sel[3],
+/// keeping the other half of vdst (an assumption: the ISA writes only `D.b16`; see the table entry's note).
+template <bool B16>
+inline void bitop3(Wave& w, const Op& op) {
+  const u32 t = op.aux & 0xffu;
+  const auto entry = [t](unsigned k) { return 0u - ((t >> k) & 1u); };  // table entry k as a word of 0s or 1s
+  const u32 t0 = entry(0), t1 = entry(1), t2 = entry(2), t3 = entry(3), t4 = entry(4), t5 = entry(5), t6 = entry(6),
+            t7 = entry(7);
+  const unsigned opsel = B16 ? static_cast<unsigned>(op.imm(Name::op_sel)) : 0u;
+  alignas(64) u32 b0[wave_lanes], b1[wave_lanes], b2[wave_lanes], r[wave_lanes];
+  const u32* a = w.lanes(op.at(Name::src0), b0);
+  const u32* b = w.lanes(op.at(Name::src1), b1);
+  const u32* c = w.lanes(op.at(Name::src2), b2);
+  const unsigned sa = (opsel & 1u) ? 16 : 0, sb = (opsel & 2u) ? 16 : 0, sc = (opsel & 4u) ? 16 : 0;
+  for (unsigned l = 0; l < wave_lanes; ++l) {
+    const u32 x = a[l] >> sa, y = b[l] >> sb, z = c[l] >> sc;
+    const u32 p00 = (z & t1) | (~z & t0), p01 = (z & t3) | (~z & t2);  // S0 = 0: S1 = 0, 1
+    const u32 p10 = (z & t5) | (~z & t4), p11 = (z & t7) | (~z & t6);  // S0 = 1: S1 = 0, 1
+    const u32 h0 = (y & p01) | (~y & p00), h1 = (y & p11) | (~y & p10);
+    r[l] = (x & h1) | (~x & h0);
+  }
+  const Slot& d = vdst(op);
+  if (d.kind != Slot::Kind::vgpr) return;
+  const LaneMask exec = w.exec();
+  if constexpr (!B16) {
+    store32(w, d.index, r, exec);
+  } else {
+    u32* dst = w.v[d.index];
+    const bool hi = (opsel & 8u) != 0;
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      if (!((exec >> l) & 1u)) continue;
+      dst[l] = hi ? ((dst[l] & 0xffffu) | (r[l] << 16)) : ((dst[l] & 0xffff0000u) | (r[l] & 0xffffu));
+    }
+  }
+}
+
+/// v_cvt_pk_f16_f32 / v_cvt_pk_bf16_f32 (gfx950) [CDNA4 ISA V_CVT_PK_F16_F32, V_CVT_PK_BF16_F32]: D[15:0] = cvt(S0),
+/// D[31:16] = cvt(S1), rounded to nearest even whatever MODE.FP_ROUND holds (the pseudo-code sets
+/// ROUND_MODE = ROUND_NEAREST_EVEN around the conversion). Overflow rounds to infinity; a NaN comes out quiet with its
+/// sign and top payload bits (fp::f32_to_f16 / fp::f32_to_bf16). Source abs/neg apply [MODS]; denormal inputs are
+/// flushed when MODE flushes f32 input denormals [MODE]. f16 results are flushed when MODE flushes f16 output
+/// denormals (the V_CVT_F16_F32 rule, "Flush denorms on output if specified based on DP denorm mode", applied to the
+/// packed form). A bf16 denormal result can only come from an f32 denormal input, so with f32 input flushing there is
+/// none to flush; MODE with f32 input denormals kept but output denormals flushed leaves the bf16 rule undocumented and
+/// stops as unsupported. The ISA defines no clamp or omod for these opcodes: either stops as unsupported.
+template <bool Bf16>
+inline void cvt_pk_16_f32(Wave& w, const Op& op) {
+  if (op.imm(Name::clamp) || op.imm(Name::omod)) return unsupported(w, op, "the clamp or omod modifier");
+  const FpEnv env = fp_env(w);
+  if (Bf16 && env.in32 && !env.out32)
+    return unsupported(w, op, "MODE.FP_DENORM keeping f32 input denormals while flushing output denormals (the bf16 rule)");
+  alignas(64) u32 b0[wave_lanes], b1[wave_lanes], r[wave_lanes];
+  const Slot& s0 = op.at(Name::src0);
+  const Slot& s1 = op.at(Name::src1);
+  const u32* a = read_src<T::f32>(w, s0, b0, false, s0.mods, !env.in32);
+  const u32* b = read_src<T::f32>(w, s1, b1, false, s1.mods, !env.in32);
+  if constexpr (Bf16) {
+    for (unsigned l = 0; l < wave_lanes; ++l)
+      r[l] = static_cast<u32>(fp::f32_to_bf16(fp::f32(a[l]))) | (static_cast<u32>(fp::f32_to_bf16(fp::f32(b[l]))) << 16);
+  } else {
+    const bool fz = !env.out16;
+    for (unsigned l = 0; l < wave_lanes; ++l) {
+      u16 lo = fp::f32_to_f16(fp::f32(a[l])), hi = fp::f32_to_f16(fp::f32(b[l]));
+      if (fz) { lo = flush(lo); hi = flush(hi); }
+      r[l] = static_cast<u32>(lo) | (static_cast<u32>(hi) << 16);
+    }
+  }
+  const Slot& d = vdst(op);
+  if (d.kind != Slot::Kind::vgpr) return;
+  store32(w, d.index, r, w.exec());
+}
+
 inline constexpr Semantics valu_table[] = {
     {"v_add3_u32", b3<&ops::add3_u32>},
     {"v_add_co_u32", &carry_op<Carry::add>},
@@ -65,6 +144,8 @@ inline constexpr Semantics valu_table[] = {
     {"v_bfi_b32", b3<&ops::bfi_b32>},
     {"v_bfm_b32", b2<&ops::bfm_b32>},
     {"v_bfrev_b32", b1<&ops::bfrev_b32>},
+    {"v_bitop3_b16", &bitop3<true>, Exactness::approximate, "bits 31:16 (15:0 with op_sel[3]) of vdst are assumed kept; the ISA writes only D.b16 and LLVM zeroesHigh16BitsOfDest does not list the opcode"},
+    {"v_bitop3_b32", &bitop3<false>},
     {"v_ceil_f16", g1<&ops::ceil_f16>},
     {"v_ceil_f32", f1<&ops::ceil_f32>},
     {"v_ceil_f64", d1<&ops::ceil_f64>},
@@ -95,8 +176,10 @@ inline constexpr Semantics valu_table[] = {
     {"v_cvt_norm_i16_f16", &valu_op<T::b16, T::f16, T::none, T::none, &ops::cvt_norm_i16_f16>, Exactness::approximate, "rounding of the normalised/byte conversion (RNE) assumed; the ISA names the function without defining it"},
     {"v_cvt_norm_u16_f16", &valu_op<T::b16, T::f16, T::none, T::none, &ops::cvt_norm_u16_f16>, Exactness::approximate, "rounding of the normalised/byte conversion (RNE) assumed; the ISA names the function without defining it"},
     {"v_cvt_off_f32_i4", &valu_op<T::f32, T::b32, T::none, T::none, &ops::cvt_off_f32_i4, 0>},
+    {"v_cvt_pk_bf16_f32", &cvt_pk_16_f32<true>},
     {"v_cvt_pk_bf8_f32", &cvt_pk_fp8_f32<true>},
     {"v_cvt_pk_f32_bf8", &cvt_pk_f32_fp8<true>},
+    {"v_cvt_pk_f16_f32", &cvt_pk_16_f32<false>},
     {"v_cvt_pk_f32_fp8", &cvt_pk_f32_fp8<false>},
     {"v_cvt_pk_fp8_f32", &cvt_pk_fp8_f32<false>},
     {"v_cvt_pk_i16_i32", b2<&ops::cvt_pk_i16_i32>},

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "asmevo/verify/emu/sem_image.hpp"
 #include "asmevo/verify/emu/sem_lane.hpp"
 #include "asmevo/verify/emu/sem_mem.hpp"
 #include "asmevo/verify/emu/sem_mfma.hpp"
@@ -17,7 +18,7 @@ namespace detail {
 [[nodiscard]] inline const std::vector<Semantics>& semantics_index() {
   static const std::vector<Semantics> index = [] {
     std::vector<Semantics> all;
-    for (auto table : {salu_semantics(), valu_semantics(), mem_semantics(), lane_semantics(), mfma_semantics()})
+    for (auto table : {salu_semantics(), valu_semantics(), mem_semantics(), lane_semantics(), mfma_semantics(), image_semantics()})
       all.insert(all.end(), table.begin(), table.end());
     std::stable_sort(all.begin(), all.end(), [](const Semantics& a, const Semantics& b) { return a.mnemonic < b.mnemonic; });
     return all;
@@ -27,7 +28,7 @@ namespace detail {
 }  // namespace detail
 
 /// The semantics of `mnemonic` (lowercase, no _e32/_e64/_sdwa/_dpp suffix), or nullptr when not implemented.
-/// Tables are searched in the order salu, valu, mem, lane, mfma; the first entry for a mnemonic wins.
+/// Tables are searched in the order salu, valu, mem, lane, mfma, image; the first entry for a mnemonic wins.
 [[nodiscard]] inline const Semantics* find_semantics(std::string_view mnemonic) {
   const auto& idx = detail::semantics_index();
   auto it = std::lower_bound(idx.begin(), idx.end(), mnemonic,
