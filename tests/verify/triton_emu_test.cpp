@@ -14,15 +14,12 @@
 #include "asmevo/verify/emu/launch.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
+#include "verify/triton_harness.hpp"
 
 namespace {
 
 using namespace asmevo;
 namespace fp = asmevo::emu::fp;
-
-using Loaded = emu::test::RecoveredObject;
-
-const Loaded* load(const std::string& file) { return emu::test::cached_object(file); }
 
 /// Floats compare within abs + rel * |reference| (per dtype, see tolerance()); NaN only matches NaN.
 struct Tol {
@@ -38,57 +35,11 @@ constexpr Tol tol_f32{1e-38, 4e-6};
 constexpr Tol tol_f16{2.0 / 16777216, 2.0 / 2048};
 constexpr Tol tol_bf16{1e-38, 2.0 / 256};
 
-float elem(const std::vector<std::byte>& b, verify::DType t, std::size_t i) {
-  switch (t) {
-    case verify::DType::f32: { float f; std::memcpy(&f, b.data() + 4 * i, 4); return f; }
-    case verify::DType::f16: { std::uint16_t h; std::memcpy(&h, b.data() + 2 * i, 2); return fp::f16_to_f32(h); }
-    case verify::DType::bf16: { std::uint16_t h; std::memcpy(&h, b.data() + 2 * i, 2); return fp::bf16_to_f32(h); }
-    default: ADD_FAILURE() << "unexpected dtype"; return 0;
-  }
-}
-
-/// One launch: spec text, run, and the inputs as the launcher drew them.
-struct Launch {
-  verify::LaunchSpec spec;
-  std::vector<std::vector<std::byte>> inputs;  ///< per argument (empty for scalars)
-  emu::EmulateResult result;
-  [[nodiscard]] float in(std::size_t arg, std::size_t i) const { return elem(inputs[arg], spec.args[arg].buffer.dtype, i); }
-  [[nodiscard]] float out(std::size_t arg, std::size_t i) const {
-    for (const auto& b : result.buffers)
-      if (b.arg == arg) return elem(b.bytes, spec.args[arg].buffer.dtype, i);
-    ADD_FAILURE() << "no buffer for arg " << arg;
-    return 0;
-  }
-};
-
-std::string corpus_file(const std::string& stem, Target t) {
-  return (*asmevo::test::corpus_dir() / "triton" / (stem + "." + std::string(to_string(t)) + ".hsaco")).string();
-}
+using Launch = emu::test::TritonLaunch;
 
 std::optional<Launch> run(const std::string& stem, Target t, const std::string& json, std::uint64_t seed = 1,
                           emu::Completion c = emu::Completion::adversarial) {
-  const Loaded* l = load(corpus_file(stem, t));
-  if (!l) return std::nullopt;
-  auto spec = verify::parse_launch_spec(json, "<test>", ".");
-  if (!spec) { ADD_FAILURE() << spec.error().message; return std::nullopt; }
-  Launch r;
-  r.spec = *spec;
-  for (const auto& a : spec->args) {
-    if (a.kind != verify::ArgSpec::Kind::buffer) { r.inputs.emplace_back(); continue; }
-    auto b = verify::materialize(a.buffer, 0);
-    if (!b) { ADD_FAILURE() << b.error().message; return std::nullopt; }
-    r.inputs.push_back(std::move(*b));
-  }
-  emu::EmulateOptions o;
-  o.run.seed = seed;
-  o.run.completion = c;
-  auto res = emu::emulate(l->module, l->elf, *spec, o);
-  if (!res) { ADD_FAILURE() << res.error().message; return std::nullopt; }
-  EXPECT_TRUE(res->ok()) << stem << " on " << to_string(t) << " stopped: " << emu::to_string(res->stop.kind) << " at i"
-                         << res->stop.inst.value << ": " << res->stop.message;
-  if (!res->ok()) return std::nullopt;
-  r.result = std::move(*res);
-  return r;
+  return emu::test::run_triton(stem, t, json, seed, c);
 }
 
 /// Compares `n` outputs against `ref(i)`; reports the worst element.

@@ -16,15 +16,12 @@
 #include "asmevo/verify/emu/launch.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
+#include "verify/triton_harness.hpp"
 
 namespace {
 
 using namespace asmevo;
 namespace fp = asmevo::emu::fp;
-
-using Loaded = emu::test::RecoveredObject;
-
-const Loaded* load(const std::string& file) { return emu::test::cached_object(file); }
 
 /// |got - ref| <= abs + rel * |ref|.
 struct Tol {
@@ -41,56 +38,11 @@ constexpr Tol tol_f16{1.0 / 4096, 1.0 / 1024};
 constexpr Tol tol_bf16{1.0 / 256, 1.0 / 128};
 constexpr Tol tol_attn{1.0 / 512, 1.0 / 512};
 
-float elem(const std::vector<std::byte>& b, verify::DType t, std::size_t i) {
-  switch (t) {
-    case verify::DType::f32: { float f; std::memcpy(&f, b.data() + 4 * i, 4); return f; }
-    case verify::DType::f16: { std::uint16_t h; std::memcpy(&h, b.data() + 2 * i, 2); return fp::f16_to_f32(h); }
-    case verify::DType::bf16: { std::uint16_t h; std::memcpy(&h, b.data() + 2 * i, 2); return fp::bf16_to_f32(h); }
-    case verify::DType::fp8e4m3fnuz: return fp::fp8_to_f32(static_cast<std::uint8_t>(b[i]), fp::Fp8::e4m3fnuz);
-    default: ADD_FAILURE() << "unexpected dtype"; return 0;
-  }
-}
+using Launch = emu::test::TritonLaunch;
 
-struct Launch {
-  verify::LaunchSpec spec;
-  std::vector<std::vector<std::byte>> inputs;
-  emu::EmulateResult result;
-  [[nodiscard]] float in(std::size_t arg, std::size_t i) const { return elem(inputs[arg], spec.args[arg].buffer.dtype, i); }
-  [[nodiscard]] float out(std::size_t arg, std::size_t i) const {
-    for (const auto& b : result.buffers)
-      if (b.arg == arg) return elem(b.bytes, spec.args[arg].buffer.dtype, i);
-    ADD_FAILURE() << "no buffer for arg " << arg;
-    return 0;
-  }
-};
-
-std::string corpus_file(const std::string& stem, Target t) {
-  return (*asmevo::test::corpus_dir() / "triton" / (stem + "." + std::string(to_string(t)) + ".hsaco")).string();
-}
-
-std::optional<Launch> run(const std::string& stem, Target t, const std::string& json, std::uint64_t seed = 1) {
-  const Loaded* l = load(corpus_file(stem, t));
-  if (!l) return std::nullopt;
-  auto spec = verify::parse_launch_spec(json, "<test>", ".");
-  if (!spec) { ADD_FAILURE() << spec.error().message; return std::nullopt; }
-  Launch r;
-  r.spec = *spec;
-  for (const auto& a : spec->args) {
-    if (a.kind != verify::ArgSpec::Kind::buffer) { r.inputs.emplace_back(); continue; }
-    auto b = verify::materialize(a.buffer, 0);
-    if (!b) { ADD_FAILURE() << b.error().message; return std::nullopt; }
-    r.inputs.push_back(std::move(*b));
-  }
-  emu::EmulateOptions o;
-  o.run.seed = seed;
-  o.run.completion = emu::Completion::adversarial;
-  auto res = emu::emulate(l->module, l->elf, *spec, o);
-  if (!res) { ADD_FAILURE() << res.error().message; return std::nullopt; }
-  EXPECT_TRUE(res->ok()) << stem << " on " << to_string(t) << " stopped: " << emu::to_string(res->stop.kind) << " at i"
-                         << res->stop.inst.value << ": " << res->stop.message;
-  if (!res->ok()) return std::nullopt;
-  r.result = std::move(*res);
-  return r;
+std::optional<Launch> run(const std::string& stem, Target t, const std::string& json, std::uint64_t seed = 1,
+                          emu::Completion c = emu::Completion::adversarial) {
+  return emu::test::run_triton(stem, t, json, seed, c);
 }
 
 template <class Ref>
