@@ -23,10 +23,19 @@ void set64(Wave& w, unsigned row, unsigned lane, std::uint64_t v) {
   w.v[row + 1][lane] = static_cast<std::uint32_t>(v >> 32);
 }
 
-/// A region filled with a known byte pattern: byte i = (i * 37 + 11) & 0xff.
+/// Byte i of the known pattern: a hash of i, so that no two offsets within a region repeat a 4-byte window by
+/// construction and an access at a wrong address does not read the expected bytes by accident.
+std::uint8_t byte_at(std::size_t i) {
+  std::uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull;  // splitmix64 finaliser (Steele, Lea, Flood 2014)
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<std::uint8_t>(x ^ (x >> 31));
+}
+
+/// A region filled with the known byte pattern (byte_at).
 Region& patterned(test::Snippet& s, const char* name, std::size_t size) {
   Region& r = s.machine.memory.region(s.machine.memory.map(name, size, true));
-  for (std::size_t i = 0; i < size; ++i) r.bytes[i] = static_cast<std::byte>((i * 37 + 11) & 0xff);
+  for (std::size_t i = 0; i < size; ++i) r.bytes[i] = static_cast<std::byte>(byte_at(i));
   return r;
 }
 
@@ -40,7 +49,6 @@ std::uint64_t le64(const std::vector<std::byte>& b, std::size_t at) {
   std::memcpy(&x, b.data() + at, 8);
   return x;
 }
-std::uint8_t byte_at(std::size_t i) { return static_cast<std::uint8_t>((i * 37 + 11) & 0xff); }
 std::uint32_t pattern32(std::size_t at) {
   return byte_at(at) | byte_at(at + 1) << 8 | byte_at(at + 2) << 16 | static_cast<std::uint32_t>(byte_at(at + 3)) << 24;
 }
