@@ -21,10 +21,7 @@ namespace {
 using namespace asmevo;
 namespace fp = asmevo::emu::fp;
 
-/// Floats compare within abs + rel * |reference| (per dtype, see tolerance()); NaN only matches NaN.
-struct Tol {
-  double abs, rel;
-};
+using emu::test::Tol;  // abs + rel * |reference|; NaN only matches NaN. The tolerances per output dtype:
 // f32 results: the kernels use v_exp_f32 / v_rsq_f32 (approximate on hardware; the emulator rounds the exact value)
 // and reduce in another order than the sequential double reference: 4e-6 relative is ~30 f32 ulps, far below what a
 // wrong instruction gives. No absolute slack beyond the f32 denormal range (softmax outputs go down to ~1e-6).
@@ -43,30 +40,15 @@ std::optional<Launch> run(const std::string& stem, Target t, const std::string& 
 }
 
 /// Compares `n` outputs against `ref(i)`; reports the worst element.
-template <class Ref>
-void expect_close(const Launch& l, std::size_t arg, std::size_t n, Tol tol, Ref ref, const std::string& what) {
-  std::size_t bad = 0, worst = 0;
-  double worst_err = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double r = ref(i);
-    const double g = l.out(arg, i);
-    const double err = std::fabs(g - r);
-    const bool ok = (std::isnan(r) && std::isnan(g)) || err <= tol.abs + tol.rel * std::fabs(r);
-    if (!ok) { ++bad; if (err > worst_err || std::isnan(err)) { worst_err = err; worst = i; } }
-  }
-  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << n << " outside tolerance; worst at " << worst << ": got "
-                     << l.out(arg, worst) << ", reference " << ref(worst);
-}
+using emu::test::expect_close;
 
 std::string buf(const char* dtype, std::size_t count, int seed, double lo = -4, double hi = 4) {
   return R"({"buffer": {"dtype": ")" + std::string(dtype) + R"(", "count": )" + std::to_string(count) +
          R"(, "init": {"random": {"seed": )" + std::to_string(seed) + R"(, "min": )" + std::to_string(lo) +
          R"(, "max": )" + std::to_string(hi) + "}}}}";
 }
-std::string zeros(const char* dtype, std::size_t count) {
-  return R"({"buffer": {"dtype": ")" + std::string(dtype) + R"(", "count": )" + std::to_string(count) + R"(, "init": "zeros"}})";
-}
-std::string i32(long v) { return R"({"scalar": {"type": "i32", "value": )" + std::to_string(v) + "}}"; }
+using emu::test::zeros;
+using emu::test::i32;
 std::string f32(double v) { return R"({"scalar": {"type": "f32", "value": )" + std::to_string(v) + "}}"; }
 const std::string nulls = R"({"null": true}, {"null": true})";  // Triton's two hidden scratch pointers
 

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -76,5 +78,36 @@ inline std::optional<TritonLaunch> run_triton(const std::string& stem, Target t,
   r.result = std::move(*res);
   return r;
 }
+
+/// Floats compare within abs + rel * |reference|; NaN only matches NaN.
+struct Tol {
+  double abs, rel;
+};
+
+/// Compares `n` outputs of argument `arg` against `ref(i)`: a failure names how many are outside `tol` and the
+/// worst element; the largest absolute error is printed either way.
+template <class Ref>
+void expect_close(const TritonLaunch& l, std::size_t arg, std::size_t n, Tol tol, Ref ref, const std::string& what) {
+  std::size_t bad = 0, worst = 0;
+  double worst_err = 0, max_err = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = ref(i);
+    const double g = l.out(arg, i);
+    const double err = std::fabs(g - r);
+    if (err > max_err) max_err = err;
+    const bool ok = (std::isnan(r) && std::isnan(g)) || err <= tol.abs + tol.rel * std::fabs(r);
+    if (!ok) { ++bad; if (err > worst_err || std::isnan(err)) { worst_err = err; worst = i; } }
+  }
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << n << " outside tolerance; worst at " << worst << ": got "
+                     << l.out(arg, worst) << ", reference " << ref(worst);
+  std::printf("%s: %zu elements, max abs error %.3g\n", what.c_str(), n, max_err);
+}
+
+/// Launch-spec JSON pieces: a zero-filled buffer and an i32 scalar.
+inline std::string zeros(const char* dtype, std::size_t count) {
+  return R"({"buffer": {"dtype": ")" + std::string(dtype) + R"(", "count": )" + std::to_string(count) +
+         R"(, "init": "zeros"}})";
+}
+inline std::string i32(long v) { return R"({"scalar": {"type": "i32", "value": )" + std::to_string(v) + "}}"; }
 
 }  // namespace asmevo::emu::test

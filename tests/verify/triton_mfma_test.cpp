@@ -23,10 +23,7 @@ namespace {
 using namespace asmevo;
 namespace fp = asmevo::emu::fp;
 
-/// |got - ref| <= abs + rel * |ref|.
-struct Tol {
-  double abs, rel;
-};
+using emu::test::Tol;
 // Tolerances. The kernels accumulate in f32 (MFMA) in an order of their own and round the result once to the
 // output type; the references are exact double sums of the same (exactly representable) inputs.
 //  - f16 out: 2 f16 ulps relative (2^-10) of the result, plus an absolute 2^-12 for results near zero, where the
@@ -45,32 +42,15 @@ std::optional<Launch> run(const std::string& stem, Target t, const std::string& 
   return emu::test::run_triton(stem, t, json, seed, c);
 }
 
-template <class Ref>
-void expect_close(const Launch& l, std::size_t arg, std::size_t n, Tol tol, Ref ref, const std::string& what) {
-  std::size_t bad = 0, worst = 0;
-  double worst_err = 0, max_err = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double r = ref(i);
-    const double g = l.out(arg, i);
-    const double err = std::fabs(g - r);
-    max_err = std::max(max_err, err);
-    const bool ok = (std::isnan(r) && std::isnan(g)) || err <= tol.abs + tol.rel * std::fabs(r);
-    if (!ok) { ++bad; if (err > worst_err || std::isnan(err)) { worst_err = err; worst = i; } }
-  }
-  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << n << " outside tolerance; worst at " << worst << ": got "
-                     << l.out(arg, worst) << ", reference " << ref(worst);
-  std::printf("%s: %zu elements, max abs error %.3g\n", what.c_str(), n, max_err);
-}
+using emu::test::expect_close;
 
 std::string buf(const char* dtype, std::size_t count, int seed, double lo = -1, double hi = 1) {
   return R"({"buffer": {"dtype": ")" + std::string(dtype) + R"(", "count": )" + std::to_string(count) +
          R"(, "init": {"random": {"seed": )" + std::to_string(seed) + R"(, "min": )" + std::to_string(lo) +
          R"(, "max": )" + std::to_string(hi) + "}}}}";
 }
-std::string zeros(const char* dtype, std::size_t count) {
-  return R"({"buffer": {"dtype": ")" + std::string(dtype) + R"(", "count": )" + std::to_string(count) + R"(, "init": "zeros"}})";
-}
-std::string i32(long v) { return R"({"scalar": {"type": "i32", "value": )" + std::to_string(v) + "}}"; }
+using emu::test::zeros;
+using emu::test::i32;
 const std::string nulls = R"({"null": true}, {"null": true})";  // Triton's two hidden scratch pointers
 
 class TritonMfma : public ::testing::TestWithParam<Target> {};
