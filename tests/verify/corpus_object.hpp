@@ -6,9 +6,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "asmevo/codeobject/module.hpp"
+#include "asmevo/verify/emu/decode.hpp"
 
 namespace asmevo::emu::test {
 
@@ -37,6 +39,20 @@ struct RecoveredObject {
   auto l = recover_object(file);
   if (!l) return nullptr;
   return cache.emplace(file, std::move(l)).first->second.get();
+}
+
+/// The recovered program decoded for the emulator (as a launch decodes it), or nullopt after recording a test
+/// failure naming `obj`'s file.
+[[nodiscard]] inline std::optional<Code> decode_object(const RecoveredObject& obj) {
+  DecodeInput in;
+  in.program = &obj.module.program;
+  in.inst_addr = obj.module.inst_addr;
+  auto code = decode_program(in);
+  if (!code) {
+    ADD_FAILURE() << obj.module.program.file << ": " << code.error().message;
+    return std::nullopt;
+  }
+  return std::move(*code);
 }
 
 }  // namespace asmevo::emu::test

@@ -386,11 +386,8 @@ TEST(Hazards, TritonCorpusFallThroughPathsAreClean) {
     if (e.path().extension() != ".hsaco") continue;
     auto l = load(e.path().string());
     ASSERT_TRUE(l);
-    DecodeInput din;
-    din.program = &l->module.program;
-    din.inst_addr = l->module.inst_addr;
-    auto code = decode_program(din);
-    ASSERT_TRUE(code) << code.error().message;
+    auto code = emu::test::decode_object(*l);
+    ASSERT_TRUE(code) << e.path();
     ++files;
     for (const auto& h : scan_fallthrough(*code, l->module.target)) ADD_FAILURE() << e.path().filename() << ": " << h;
   }

@@ -494,11 +494,8 @@ TEST(SemGfx950, EveryCorpusUseDecodesToItsHandler) {
   for (const auto& file : files) {
     auto obj = emu::test::recover_object(file.string());
     ASSERT_TRUE(obj) << file;
-    DecodeInput in;
-    in.program = &obj->module.program;
-    in.inst_addr = obj->module.inst_addr;
-    auto code = decode_program(in);
-    ASSERT_TRUE(code) << file << ": " << code.error().message;
+    auto code = emu::test::decode_object(*obj);
+    ASSERT_TRUE(code) << file;
     for (const Op& op : code->ops) {
       const std::string mn(op.mnemonic());
       if (std::find(std::begin(names), std::end(names), mn) == std::end(names)) continue;

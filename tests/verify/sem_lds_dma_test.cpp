@@ -389,11 +389,8 @@ TEST(LdsDmaCorpus, EveryAiterUseDecodesToTheLdsForm) {
     for (const auto& file : asmevo::test::code_objects(corpus / "aiter-co" / t)) {
       auto obj = emu::test::recover_object(file.string());
       ASSERT_TRUE(obj) << file;
-      DecodeInput in;
-      in.program = &obj->module.program;
-      in.inst_addr = obj->module.inst_addr;
-      auto code = decode_program(in);
-      ASSERT_TRUE(code) << file << ": " << code.error().message;
+      auto code = emu::test::decode_object(*obj);
+      ASSERT_TRUE(code) << file;
       for (const Op& op : code->ops) {
         if (!op.info || !op.info->has(isa::prop::lds_dma)) continue;
         const std::string mn(op.mnemonic());
