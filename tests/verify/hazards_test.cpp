@@ -1,4 +1,4 @@
-// Tests of the wait-state rules (verify/hazard_rules.hpp) and their check as instructions run (emu/hazards.hpp):
+// Tests of the wait-state rules (analysis/hazard_rules.hpp) and their check as instructions run (emu/hazards.hpp):
 // for each rule family a snippet padded as the rule requires runs clean, and the same snippet one wait state short
 // stops with a hazard violation naming the consumer, the producer and the rule. The distances are the ones of the
 // ISA guides' tables as LLVM's GCNHazardRecognizer encodes them, written out here by hand. Real Triton gfx942
@@ -179,6 +179,62 @@ TEST(Hazards, RulesOfOtherTargetsDoNotFire) {
   EXPECT_EQ(r->stop.kind, Stop::Kind::none) << r->stop.message;
 }
 
+TEST(Hazards, NearerSgprWriterHidesTheValuWrite) {
+  // An SALU write of an SGPR after a VALU wrote it is what a later VALU or VMEM reader sees; SALU writes and SALU
+  // reads of a VALU-written SGPR are interlocked (MI300 ISA (CDNA3) §4.5 Table 11 has no row for either), so
+  // valu_sgpr_valu_read (2) and valu_sgpr_vmem (5) do not apply. LLVM pads these anyway (its search skips non-VALU
+  // writers): the rule rows depart from it on purpose, and the run-time check agrees with the static one.
+  for (const char* text : {"v_readlane_b32 s82, v3, 0\n\ts_and_b32 s82, s82, 0xffffff\n\tv_mul_lo_u32 v6, v5, s82",
+                           "v_readfirstlane_b32 s4, v1\n\ts_mov_b32 s4, 0\n\tv_add_u32_e32 v2, s4, v1",
+                           "v_cmp_gt_u32_e64 s[0:1], v0, v1\n\ts_mov_b64 s[0:1], exec\n\tv_add_u32_e32 v2, s1, v1"}) {
+    auto r = run_hz(std::string("\t") + text + "\n", Target::gfx942);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->stop.kind, Stop::Kind::none) << text << ": " << r->stop.message;
+  }
+  {
+    // The load's address: s4 rewritten by an SALU (with its own value), s5 never written by a VALU.
+    auto r = run_hz("\tv_readfirstlane_b32 s4, v10\n\ts_mov_b32 s4, s4\n\tglobal_load_dword v2, v3, s[4:5]\n"
+                    "\ts_waitcnt vmcnt(0)\n",
+                    Target::gfx942, global_buffer);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->stop.kind, Stop::Kind::none) << r->stop.message;
+  }
+  // A write of another SGPR in between, or a conditional one (s_cmov: only when SCC is set), hides nothing.
+  struct Bad {
+    const char* text;
+    const char* rule;
+    Init init;
+  };
+  for (const Bad& b : {Bad{"v_readlane_b32 s82, v3, 0\n\ts_and_b32 s83, s83, 0xffffff\n\tv_mul_lo_u32 v6, v5, s82",
+                           "valu_sgpr_valu_read", nullptr},
+                       Bad{"v_readfirstlane_b32 s4, v10\n\ts_mov_b32 s5, s5\n\tglobal_load_dword v2, v3, s[4:5]\n"
+                           "\ts_waitcnt vmcnt(0)",
+                           "valu_sgpr_vmem", global_buffer},
+                       Bad{"v_readfirstlane_b32 s4, v1\n\ts_cmov_b32 s4, 0\n\tv_add_u32_e32 v2, s4, v1",
+                           "valu_sgpr_valu_read", nullptr},
+                       Bad{"v_cmp_gt_u32_e64 s[0:1], v0, v1\n\ts_mov_b32 s0, 0\n\tv_add_u32_e32 v2, s1, v1",
+                           "valu_sgpr_valu_read", nullptr}}) {
+    SCOPED_TRACE(b.text);
+    auto r = run_hz(std::string("\t") + b.text + "\n", Target::gfx942, b.init);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->stop.kind, Stop::Kind::hazard) << r->stop.message;
+    EXPECT_EQ(r->stop.inst, r->id(2));
+    EXPECT_EQ(r->stop.other, r->id(0));
+    EXPECT_NE(r->stop.message.find(b.rule), std::string::npos) << r->stop.message;
+    EXPECT_NE(r->stop.message.find("issues 1 wait state "), std::string::npos) << r->stop.message;
+  }
+}
+
+TEST(Hazards, RunTimeCheckStopsOnRowsAmdKernelsBreak) {
+  // The static checker reports the rows AMD's aiter kernels break (HazardRule::contested) as warnings; the run-time
+  // check still stops on them: an XDL result read 6 wait states after v_mfma_f32_16x16x16_f16 (7 required).
+  auto r = run_hz("\tv_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], 0\n" + pad(6) + "\tv_mov_b32_e32 v8, v0\n",
+                  Target::gfx942);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->stop.kind, Stop::Kind::hazard) << r->stop.message;
+  EXPECT_NE(r->stop.message.find("xdl_write_valu_mem_read"), std::string::npos) << r->stop.message;
+}
+
 TEST(Hazards, MfmaRules) {
   // gfx942 v_mfma_f32_16x16x16_f16: XDL, 4 passes (MI300 ISA §7; LLVM SISchedule Write4PassMAI); 32x32x8_f16:
   // XDL, 8 passes. gfx90a v_mfma_f32_16x16x16f16: 8 passes; 4x4x4f16: 2 passes.
@@ -314,6 +370,17 @@ TEST(Hazards, RuleTableIsWellFormed) {
     EXPECT_FALSE(r.source.empty()) << r.name;
     EXPECT_FALSE(r.text.empty()) << r.name;
     EXPECT_NE(r.targets, 0) << r.name;
+  }
+  // A nearer writer hides only for rows whose producer is a VALU writing an SGPR the consumer reads as an operand;
+  // a row AMD's kernels break names the aiter site.
+  for (const auto& r : verify::hazard_rules) {
+    if (r.any_writer_hides) {
+      EXPECT_TRUE(r.prod_all & verify::hz::valu) << r.name;
+      EXPECT_EQ(r.prod.file, verify::RegSel::File::scalar) << r.name;
+      EXPECT_TRUE(r.prod.need & verify::role::def) << r.name;
+      EXPECT_EQ(r.cons.file, verify::RegSel::File::scalar) << r.name;
+    }
+    if (!r.contested.empty()) EXPECT_TRUE(r.contested.starts_with("aiter gfx9")) << r.name;
   }
   EXPECT_EQ(verify::max_wait_states(Target::gfx90a), 19);
   EXPECT_EQ(verify::max_wait_states(Target::gfx942), 19);

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/analysis/mfma_info.hpp"
 #include "asmevo/verify/emu/fp_mx.hpp"
-#include "asmevo/verify/emu/mfma_info.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Checks the wait-state rules of verify/hazard_rules.hpp as instructions run: a per-wave history of recent
+// Checks the wait-state rules of analysis/hazard_rules.hpp as instructions run: a per-wave history of recent
 // producers and the Machine::hooks.before hook that stops a wave whose instruction issues too close to one.
 #pragma once
 
@@ -9,10 +9,41 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/analysis/hazard_rules.hpp"
 #include "asmevo/verify/emu/machine.hpp"
-#include "asmevo/verify/hazard_rules.hpp"
+
+// The rules live in analysis/ (a static checker applies them too); the emulator and its tests keep naming them
+// verify::.
+namespace asmevo::verify {
+namespace hz = analysis::hz;
+namespace role = analysis::role;
+namespace tg = analysis::tg;
+using analysis::class_matches;
+using analysis::consumer_matches;
+using analysis::hazard_class;
+using analysis::hazard_passes;
+using analysis::hazard_rules;
+using analysis::hazard_rules_not_covered;
+using analysis::HazardFacts;
+using analysis::HazardMatch;
+using analysis::HazardRef;
+using analysis::HazardRule;
+using analysis::max_wait_states;
+using analysis::Overlap;
+using analysis::producer_matches;
+using analysis::RegSel;
+using analysis::relate;
+using analysis::required_wait_states;
+using analysis::SameOp;
+using analysis::target_bit;
+using analysis::target_rules;
+using analysis::TargetRules;
+}  // namespace asmevo::verify
 
 namespace asmevo::emu {
+using analysis::mfma_info;
+using analysis::MfmaInfo;
+using analysis::MfmaType;
 
 /// What the hazard check needs of one instruction on every step, packed so that a step touches one cache line.
 struct HazardOpInfo {
@@ -23,6 +54,9 @@ struct HazardOpInfo {
   /// The largest distance any of its consumer rules can require from a producer of this kernel; the history walk
   /// stops there (no older producer can be too close).
   std::uint8_t cons_window = 0;
+  /// It writes SGPRs that hide an older VALU write from the rows with HazardRule::any_writer_hides (set only when
+  /// the kernel has a consumer of such a row): remembered in the history although it produces nothing.
+  std::uint8_t hider = 0;
 };
 
 /// The hazard facts of every instruction of a kernel, computed once per launch and shared by its waves.
@@ -33,6 +67,7 @@ struct HazardTable {
   std::vector<HazardOpInfo> ops;            ///< by Op index
   std::uint64_t window = 0;                 ///< the largest distance any rule requires
   std::uint64_t grouped = 0;                ///< rules (bits) that belong to a group (verify::HazardRule::group)
+  std::uint64_t hiding = 0;                 ///< rules (bits) with analysis::HazardRule::any_writer_hides
 };
 
 namespace detail {
@@ -129,11 +164,13 @@ namespace detail {
   auto has_sel = [](const verify::RegSel& sel, const verify::HazardFacts& f) {
     if (sel.file == verify::RegSel::File::none) return true;
     for (std::size_t k = 0; k < f.nrefs; ++k)
-      if (verify::detail::select(sel, f.refs[k]).count) return true;
+      if (analysis::detail::select(sel, f.refs[k]).count) return true;
     return false;
   };
-  for (std::size_t b = 0; b < h.rules.count; ++b)
+  for (std::size_t b = 0; b < h.rules.count; ++b) {
     if (verify::hazard_rules[h.rules.index[b]].group) h.grouped |= 1ull << b;
+    if (verify::hazard_rules[h.rules.index[b]].any_writer_hides) h.hiding |= 1ull << b;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const Op& op = code.ops[i];
     h.facts[i] = hazard_facts(op, t);
@@ -161,23 +198,29 @@ namespace detail {
       rule_max[b] = std::max(rule_max[b], need);
       produced |= 1ull << b;
     }
+  bool hiding_consumers = false;
   for (HazardOpInfo& hi : h.ops) {
     hi.cons &= produced;
+    hiding_consumers |= (hi.cons & h.hiding) != 0;
     for (std::uint64_t m = hi.cons; m; m &= m - 1)
       hi.cons_window = std::max(hi.cons_window, rule_max[static_cast<unsigned>(std::countr_zero(m))]);
   }
+  // SGPR writers that hide older VALU writes (analysis::hazard_hiding_writer) only matter to consumers of those rows.
+  if (hiding_consumers)
+    for (std::size_t i = 0; i < n; ++i) h.ops[i].hider = analysis::hazard_hiding_writer(h.facts[i]);
   return h;
 }
 
-/// A wave's recent producers, in wait states. Every issued instruction advances `clock` by its wait states; a
-/// producer is remembered with the clock after it issued, so the distance to a later consumer is the number of wait
-/// states issued in between (0 when the consumer follows it directly).
+/// A wave's recent producers (and the SGPR writers that hide them, HazardOpInfo::hider), in wait states. Every
+/// issued instruction advances `clock` by its wait states; a producer is remembered with the clock after it issued,
+/// so the distance to a later consumer is the number of wait states issued in between (0 when the consumer follows
+/// it directly).
 ///
 /// Wait states are counted as the ISA guide and LLVM count them: issued instructions and s_nop. Stalls are not
 /// credited (an MFMA that waits for the busy matrix core does not add wait states here): the hardware may give more
 /// distance than this count, never less.
 struct HazardState {
-  static constexpr unsigned ring_size = 32;  ///< > the largest distance of any rule (each producer is >= 1 state)
+  static constexpr unsigned ring_size = 32;  ///< > the largest distance of any rule (each entry is >= 1 state)
   const HazardTable* table = nullptr;
   std::uint64_t clock = 0;
   std::array<std::uint64_t, ring_size> at{};
@@ -230,6 +273,8 @@ namespace detail {
   std::uint64_t touched = 0;
   std::uint64_t done = 0;                   // rules every operand of which has found its nearest producer
   std::array<std::uint32_t, 8> group_refs{};
+  analysis::SgprSet written;                // SGPRs written by nearer hiding writers (HazardRule::any_writer_hides)
+  const bool hides = (ci.cons & t.hiding) != 0;
   for (unsigned k = 0; k < hs.count; ++k) {
     const unsigned slot = (hs.head + HazardState::ring_size - 1 - k) % HazardState::ring_size;
     const std::uint64_t dist = hs.clock - hs.at[slot];
@@ -257,7 +302,7 @@ namespace detail {
       }
       if ((skip & all_refs) == all_refs && c.nrefs) continue;
       const verify::HazardFacts& p = t.facts[pi];
-      const verify::HazardMatch rel = verify::relate(r, p, c, skip);
+      const verify::HazardMatch rel = verify::relate(r, p, c, skip, &written);
       if (!rel.overlaps) continue;
       if (g) {
         seen[g] |= rel.cons_refs;
@@ -273,6 +318,7 @@ namespace detail {
       }
     }
     for (unsigned g = 1; g < 8; ++g) group_refs[g] |= seen[g];
+    if (hides && pinfo.hider) analysis::add_hiding_writes(written, t.facts[pi]);
   }
   return true;
 }
@@ -289,7 +335,7 @@ inline bool hazard_check(Wave& w, const Op& op) {
   const HazardOpInfo& ci = t.ops[op.index];
   if (ci.cons && hs->count && !detail::hazard_walk(w, op, *hs, t, ci)) return false;
   hs->clock += ci.wait_states;
-  if (ci.prod) {
+  if (ci.prod || ci.hider) {
     hs->at[hs->head] = hs->clock;
     hs->op[hs->head] = op.index;
     hs->head = (hs->head + 1) % HazardState::ring_size;

@@ -73,12 +73,17 @@
 #include <span>
 #include <string>
 
+#include "asmevo/analysis/mfma_info.hpp"
 #include "asmevo/verify/emu/fp.hpp"
 #include "asmevo/verify/emu/fp_mx.hpp"
 #include "asmevo/verify/emu/machine.hpp"
-#include "asmevo/verify/emu/mfma_info.hpp"
 
 namespace asmevo::emu {
+
+// The MFMA facts live in analysis/ (the hazard rules need them too); the emulator names them emu::.
+using analysis::mfma_info;
+using analysis::MfmaInfo;
+using analysis::MfmaType;
 
 namespace detail::mfma {
 

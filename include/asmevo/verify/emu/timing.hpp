@@ -13,12 +13,17 @@
 #include <unordered_set>
 #include <vector>
 
+#include "asmevo/analysis/mfma_info.hpp"
 #include "asmevo/ir/waitcnt.hpp"
 #include "asmevo/verify/emu/machine.hpp"
-#include "asmevo/verify/emu/mfma_info.hpp"
 #include "asmevo/verify/emu/timing_params.hpp"
 
 namespace asmevo::emu {
+
+// The MFMA facts live in analysis/ (the hazard rules need them too); the emulator names them emu::.
+using analysis::mfma_info;
+using analysis::MfmaInfo;
+using analysis::MfmaType;
 
 // ---- traces ------------------------------------------------------------------------------------------------------
 

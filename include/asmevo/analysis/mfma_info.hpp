@@ -8,7 +8,7 @@
 
 #include "asmevo/ir/target.hpp"
 
-namespace asmevo::emu {
+namespace asmevo::analysis {
 
 /// Element type of an MFMA operand. fp8/bf8 are the target's 8-bit float formats: the NUZ variants (bias 8/16, no
 /// infinities, 0x80 is the only NaN) on gfx942, the OCP E4M3/E5M2 formats on gfx950 (AMD matrix instruction
@@ -360,4 +360,4 @@ inline constexpr auto mfma_infos = [] {
   return &detail::mfma_infos[lo];
 }
 
-}  // namespace asmevo::emu
+}  // namespace asmevo::analysis

@@ -1,0 +1,129 @@
+// Static checks of a recovered module, per kernel: s_waitcnt coverage, hazards, and the ABI (the kernel
+// descriptor allocates what the code uses).
+//
+// ABI rules (only what the code and the descriptor decide on their own; sources as in analysis/resources.hpp):
+//   abi:vgpr          the code names ArchVGPRs beyond the descriptor's VGPR allocation ((vgpr_blocks + 1) * 8).
+//   abi:agpr          AccVGPRs a0..aN live at accum_offset.. in the unified file (gfx90a+; [Prog] computeAccumOffset):
+//                     accum_offset + AGPRs beyond the allocation.
+//   abi:accum_offset  the code uses AGPRs and ArchVGPRs at or above accum_offset: both name the same physical
+//                     registers.
+//   abi:sgpr          s0..sN named beyond the SGPR allocation ((sgpr_blocks + 1) * 8) less the extra SGPRs LLVM
+//                     reserves at its top for VCC/FLAT_SCRATCH/XNACK_MASK ([Base] getNumExtraSGPRs, which
+//                     codeobject::requirements() applies).
+//   abi:scratch       the code uses scratch_* instructions but the descriptor enables no private segment
+//                     (compute_pgm_rsrc2.ENABLE_PRIVATE_SEGMENT, AMDGPUUsage "compute_pgm_rsrc2") or gives it no
+//                     size (private_segment_fixed_size 0 and no dynamic stack).
+// Not checked (not decidable from the code alone): flat_* or buffer accesses that reach scratch through an address,
+// and which work-item id components (packed in v0 on gfx90a+) the code extracts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/findings.hpp"
+#include "asmevo/analysis/hazard_check.hpp"
+#include "asmevo/analysis/resources.hpp"
+#include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/codeobject/module.hpp"
+#include "asmevo/codeobject/recount.hpp"
+#include "asmevo/support/diag.hpp"
+
+namespace asmevo::verify {
+
+/// What the static checks found in one kernel (empty `findings`: clean).
+struct KernelFindings {
+  std::string kernel;           ///< the kernel symbol
+  analysis::Findings findings;  ///< rules "waitcnt", "hazard:<row>", "abi:<what>"
+};
+
+namespace detail {
+
+/// The ABI findings of one kernel (see the file comment). `items` is the kernel's code; `first` its first
+/// instruction's id (where a finding about the whole kernel points).
+[[nodiscard]] inline analysis::Findings abi_findings(const codeobject::KernelInfo& k, std::span<const Item> items,
+                                                     Target t, bool xnack) {
+  analysis::Findings out;
+  InstId first{};
+  bool have_first = false;
+  std::optional<InstId> first_scratch;
+  for (const auto& it : items) {
+    if (it.kind != Item::Kind::inst) continue;
+    if (!have_first) first = it.inst.id, have_first = true;
+    const auto forms = isa::forms(it.inst.target);
+    if (it.inst.form < forms.size() && forms[it.inst.form].format == isa::Format::SCRATCH && !first_scratch)
+      first_scratch = it.inst.id;
+  }
+  if (!have_first) return out;
+  const auto use = analysis::scan(items);
+  const auto& kd = k.descriptor;
+  const int alloc_v = kd.allocated_vgprs(), accum = kd.accum_offset();
+  auto add = [&](std::string rule, std::string msg, InstId at = {}, bool at_given = false) {
+    analysis::Finding f;
+    f.rule = std::move(rule);
+    f.at = at_given ? at : first;
+    f.message = "kernel '" + k.name + "': " + std::move(msg);
+    out.push_back(std::move(f));
+  };
+  if (use.vgprs > alloc_v)
+    add("abi:vgpr", "the code uses " + std::to_string(use.vgprs) + " VGPRs (v0..v" + std::to_string(use.vgprs - 1) +
+                        ") but the descriptor allocates " + std::to_string(alloc_v) + " (granulated_workitem_vgpr_count " +
+                        std::to_string(kd.get(codeobject::field::vgpr_blocks)) + ")");
+  if (use.agprs > 0 && accum + use.agprs > alloc_v)
+    add("abi:agpr", "the code uses " + std::to_string(use.agprs) + " AGPRs, which start at accum_offset " +
+                        std::to_string(accum) + ", so it needs " + std::to_string(accum + use.agprs) +
+                        " VGPRs; the descriptor allocates " + std::to_string(alloc_v));
+  if (use.agprs > 0 && use.vgprs > accum)
+    add("abi:accum_offset", "the code uses AGPRs and VGPRs up to v" + std::to_string(use.vgprs - 1) +
+                                ", but AGPRs start at accum_offset " + std::to_string(accum) +
+                                ": v" + std::to_string(accum) + ".. and a0.. are the same registers");
+  const auto need = codeobject::requirements(use, kd, t, xnack);
+  if (need.next_free_sgpr + need.extra_sgprs > kd.allocated_sgprs())
+    add("abi:sgpr", "the code names " + std::to_string(use.sgprs) + " SGPRs" +
+                        (need.extra_sgprs ? " and needs " + std::to_string(need.extra_sgprs) +
+                                                " more for VCC/FLAT_SCRATCH/XNACK_MASK"
+                                          : std::string{}) +
+                        " but the descriptor allocates " + std::to_string(kd.allocated_sgprs()) +
+                        " (granulated_wavefront_sgpr_count " + std::to_string(kd.get(codeobject::field::sgpr_blocks)) +
+                        ")");
+  if (first_scratch) {
+    if (!kd.get(codeobject::field::enable_private_segment))
+      add("abi:scratch", "the code uses scratch instructions but the descriptor does not enable the private segment "
+                         "(enable_private_segment 0)", *first_scratch, true);
+    else if (kd.private_segment_fixed_size() == 0 && !kd.get(codeobject::field::uses_dynamic_stack))
+      add("abi:scratch", "the code uses scratch instructions but the descriptor's private segment is 0 bytes "
+                         "(private_segment_fixed_size 0, no dynamic stack)", *first_scratch, true);
+  }
+  return out;
+}
+
+/// The target ID's xnack setting is on or "any" (codeobject::requirements counts XNACK_MASK then).
+[[nodiscard]] inline bool xnack_on_or_any(std::string_view target_id) {
+  return target_id.find("xnack-") == std::string_view::npos;
+}
+
+}  // namespace detail
+
+/// Runs every static check on every kernel of `m`, in the module's kernel order: the waitcnt check
+/// (analysis/waitcnt_check.hpp), the hazard check (analysis/hazard_check.hpp), and the ABI rules of the file
+/// comment. Fails only when the module cannot be checked at all (a kernel whose entry label is not in the program).
+[[nodiscard]] inline Expected<std::vector<KernelFindings>> static_check(const codeobject::Module& m) {
+  std::vector<KernelFindings> out;
+  const analysis::Cfg g = analysis::build_cfg(m.program);
+  const bool xnack = detail::xnack_on_or_any(m.target_id);
+  for (const auto& k : m.kernels) {
+    const auto entry = g.block_named(k.name);
+    if (!entry)
+      return fail(DiagCode::object_error, "kernel '" + k.name + "' has no entry label in the program", Loc{m.file, 0, 0, {}});
+    KernelFindings kf;
+    kf.kernel = k.name;
+    kf.findings = analysis::check_waitcnt(m.program, g, *entry, m.target);
+    for (auto& f : analysis::check_hazards(m.program, g, *entry, m.target)) kf.findings.push_back(std::move(f));
+    for (auto& f : detail::abi_findings(k, analysis::kernel_items(m.program, k.name), m.target, xnack))
+      kf.findings.push_back(std::move(f));
+    out.push_back(std::move(kf));
+  }
+  return out;
+}
+
+}  // namespace asmevo::verify

@@ -1,0 +1,486 @@
+// Tests of analysis/waitcnt_check.hpp. Snippets (gfx942) whose answers are derived by hand from the counter rules
+// of the MI300 ISA (CDNA3) §4.4 "S_WAITCNT" and LLVM's SIInsertWaitcnts (vmcnt in order; SMEM out of order; FLAT
+// on both counters; a join needs the strongest wait of its paths), then the corpus: every Triton kernel (LLVM output:
+// no findings), a Triton kernel with one needed s_waitcnt deleted (the finding names the load and the reader read
+// off the kernel's text), and the aiter kernels (production code: the counts the report explains).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "support/corpus.hpp"
+#include "verify/corpus_object.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace asmevo;
+using namespace asmevo::analysis;
+
+struct Checked {
+  Program p;
+  Findings f;
+  /// The mnemonic of an instruction by id.
+  std::string mnem(InstId id) const {
+    const Inst* in = p.find(id);
+    return in ? std::string(isa::forms(in->target)[in->form].mnemonic) : std::string("?");
+  }
+  /// The id of the n-th instruction (0-based) of the snippet.
+  InstId nth(std::size_t n) const {
+    for (const auto& it : p.items)
+      if (it.kind == Item::Kind::inst && n-- == 0) return it.inst.id;
+    return InstId{~0u};
+  }
+};
+
+Checked check(const std::string& body, Target t = Target::gfx942) {
+  Checked c;
+  auto p = parse_program("k:\n" + body, t, "<waitcnt_test>");
+  EXPECT_TRUE(p.has_value()) << (p ? std::string{} : p.error().message);
+  if (!p) return c;
+  c.p = std::move(*p);
+  const Cfg g = build_cfg(c.p);
+  c.f = check_waitcnt(c.p, g, g.block_named("k").value(), t);
+  return c;
+}
+
+std::string all(const Findings& f) {
+  std::string s;
+  for (const auto& x : f) s += "[" + x.rule + "] " + x.message + "\n";
+  return s;
+}
+
+// ---- straight line ----------------------------------------------------------------------------------------------
+
+TEST(WaitcntCheck, InOrderVmcntCoversTheOlderLoadOnly) {
+  // Two loads; vmcnt(1) leaves at most the younger outstanding, and vmcnt is in order: v1 is ready, v4 is not.
+  auto c = check(R"(
+  global_load_dword v1, v[2:3], off
+  global_load_dword v4, v[2:3], off
+  s_waitcnt vmcnt(1)
+  v_add_u32 v5, v1, v1
+  v_add_u32 v6, v4, v4
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].rule, "waitcnt");
+  EXPECT_EQ(c.f[0].at, c.nth(4));     // v_add_u32 v6, v4, v4
+  EXPECT_EQ(c.f[0].other, c.nth(1));  // the second load
+  EXPECT_NE(c.f[0].message.find("v4"), std::string::npos) << c.f[0].message;
+  EXPECT_NE(c.f[0].message.find("vmcnt(0)"), std::string::npos) << c.f[0].message;
+  EXPECT_NE(c.f[0].message.find("global_load_dword"), std::string::npos) << c.f[0].message;
+  EXPECT_NE(c.f[0].message.find("v_add_u32"), std::string::npos) << c.f[0].message;
+}
+
+TEST(WaitcntCheck, NeededCountIsTheNumberOfLaterEvents) {
+  // A store counts in vmcnt on gfx9 too: after the load of v1 come a store and another load, so reading v1 needs
+  // vmcnt(2); vmcnt(3) is not enough.
+  auto c = check(R"(
+  global_load_dword v1, v[2:3], off
+  global_store_dword v[2:3], v7, off
+  global_load_dword v4, v[2:3], off
+  s_waitcnt vmcnt(3)
+  v_add_u32 v5, v1, v1
+  s_waitcnt vmcnt(2)
+  v_add_u32 v6, v1, v1
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].at, c.nth(4));
+  EXPECT_NE(c.f[0].message.find("vmcnt(2)"), std::string::npos) << c.f[0].message;
+}
+
+TEST(WaitcntCheck, EndOfProgramNeedsNoWait) {
+  auto c = check(R"(
+  global_load_dword v1, v[2:3], off
+  s_load_dword s4, s[0:1], 0x0
+  s_endpgm
+)");
+  EXPECT_TRUE(c.f.empty()) << all(c.f);
+}
+
+// ---- joins and loops --------------------------------------------------------------------------------------------
+
+TEST(WaitcntCheck, DiamondCoveredOnOnePathOnly) {
+  // The then-path waits, the else-path does not: the read after the join is not covered on every path.
+  const std::string uncovered = R"(
+  global_load_dword v1, v[2:3], off
+  s_cmp_eq_u32 s0, 0
+  s_cbranch_scc0 .Lelse
+  s_waitcnt vmcnt(0)
+  s_branch .Ljoin
+.Lelse:
+  s_nop 0
+.Ljoin:
+  v_add_u32 v5, v1, v1
+  s_endpgm
+)";
+  auto c = check(uncovered);
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.mnem(c.f[0].at), "v_add_u32");
+  EXPECT_EQ(c.f[0].other, c.nth(0));
+  // Waiting on both paths covers it.
+  std::string both = uncovered;
+  both.replace(both.find("s_nop 0"), 7, "s_waitcnt vmcnt(0)");
+  EXPECT_TRUE(check(both).f.empty()) << all(check(both).f);
+}
+
+TEST(WaitcntCheck, JoinTakesTheStrongerWait) {
+  // Path A: load v1 then one more load (v1 needs vmcnt(1)); path B: load v1 last (needs vmcnt(0)). After the join
+  // vmcnt(1) is not enough, vmcnt(0) is.
+  const std::string text = R"(
+  s_cmp_eq_u32 s0, 0
+  s_cbranch_scc0 .Lb
+  global_load_dword v1, v[2:3], off
+  global_load_dword v4, v[2:3], off
+  s_branch .Ljoin
+.Lb:
+  global_load_dword v4, v[2:3], off
+  global_load_dword v1, v[2:3], off
+.Ljoin:
+  s_waitcnt vmcnt(1)
+  v_add_u32 v5, v1, v1
+  s_endpgm
+)";
+  auto c = check(text);
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].other, c.nth(6));  // path B's load of v1, the one needing vmcnt(0)
+  EXPECT_NE(c.f[0].message.find("vmcnt(0)"), std::string::npos) << c.f[0].message;
+  std::string fixed = text;
+  fixed.replace(fixed.find("vmcnt(1)"), 8, "vmcnt(0)");
+  EXPECT_TRUE(check(fixed).f.empty()) << all(check(fixed).f);
+}
+
+TEST(WaitcntCheck, LoopCarriedPendingLoad) {
+  // The load at the bottom of the loop is read at its top on the next iteration: the first iteration is clean,
+  // the back edge is not.
+  const std::string text = R"(
+  v_mov_b32 v1, 0
+.Lloop:
+  v_add_u32 v5, v1, v1
+  global_load_dword v1, v[2:3], off
+  s_sub_u32 s0, s0, 1
+  s_cmp_lg_u32 s0, 0
+  s_cbranch_scc1 .Lloop
+  s_endpgm
+)";
+  auto c = check(text);
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].at, c.nth(1));
+  EXPECT_EQ(c.f[0].other, c.nth(2));
+  std::string fixed = text;
+  fixed.replace(fixed.find("  s_sub_u32"), 0, "  s_waitcnt vmcnt(0)\n");
+  EXPECT_TRUE(check(fixed).f.empty()) << all(check(fixed).f);
+}
+
+// ---- lgkmcnt: LDS in order, SMEM out of order, FLAT on both counters --------------------------------------------
+
+TEST(WaitcntCheck, LdsIsInOrder) {
+  auto c = check(R"(
+  ds_read_b32 v1, v0
+  ds_read_b32 v2, v0 offset:4
+  s_waitcnt lgkmcnt(1)
+  v_add_u32 v3, v1, v1
+  s_endpgm
+)");
+  EXPECT_TRUE(c.f.empty()) << all(c.f);
+}
+
+TEST(WaitcntCheck, SmemIsOutOfOrderAndNeedsZero) {
+  // With LDS this would be enough (see LdsIsInOrder); scalar loads may return in any order (MI300 ISA §4.4).
+  auto c = check(R"(
+  s_load_dword s4, s[0:1], 0x0
+  s_load_dword s5, s[0:1], 0x4
+  s_waitcnt lgkmcnt(1)
+  s_add_u32 s6, s4, s4
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].other, c.nth(0));
+  EXPECT_NE(c.f[0].message.find("lgkmcnt(0)"), std::string::npos) << c.f[0].message;
+  EXPECT_NE(c.f[0].message.find("s4"), std::string::npos) << c.f[0].message;
+}
+
+TEST(WaitcntCheck, PendingSmemMakesLdsNeedZeroToo) {
+  auto c = check(R"(
+  ds_read_b32 v1, v0
+  s_load_dword s4, s[0:1], 0x0
+  s_waitcnt lgkmcnt(1)
+  v_add_u32 v3, v1, v1
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].other, c.nth(0));
+  EXPECT_NE(c.f[0].message.find("lgkmcnt(0)"), std::string::npos) << c.f[0].message;
+}
+
+TEST(WaitcntCheck, FlatCountsInBothCounters) {
+  // A FLAT load may be serviced by LDS or memory: vmcnt(0) alone does not cover it, vmcnt(0) lgkmcnt(0) does.
+  auto c = check(R"(
+  flat_load_dword v1, v[2:3]
+  s_waitcnt vmcnt(0)
+  v_add_u32 v5, v1, v1
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_NE(c.f[0].message.find("lgkmcnt(0)"), std::string::npos) << c.f[0].message;
+  auto ok = check(R"(
+  flat_load_dword v1, v[2:3]
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  v_add_u32 v5, v1, v1
+  s_endpgm
+)");
+  EXPECT_TRUE(ok.f.empty()) << all(ok.f);
+}
+
+TEST(WaitcntCheck, PendingFlatMakesVmcntOutOfOrder) {
+  // In order, vmcnt(1) would cover the global load; with a FLAT load after it, it needs vmcnt(0).
+  auto c = check(R"(
+  global_load_dword v4, v[2:3], off
+  flat_load_dword v1, v[2:3]
+  s_waitcnt vmcnt(1)
+  v_add_u32 v5, v4, v4
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].other, c.nth(0));
+  EXPECT_NE(c.f[0].message.find("vmcnt(0)"), std::string::npos) << c.f[0].message;
+}
+
+// ---- overwrites -------------------------------------------------------------------------------------------------
+
+TEST(WaitcntCheck, OverwriteOfAPendingLoad) {
+  auto c = check(R"(
+  global_load_dword v1, v[2:3], off
+  v_mov_b32 v1, 0
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].at, c.nth(1));
+  EXPECT_NE(c.f[0].message.find("overwrites v1"), std::string::npos) << c.f[0].message;
+}
+
+TEST(WaitcntCheck, OverwriteOrderedOnlyWithinOneInOrderCounter) {
+  // VMEM after VMEM to v1 lands in order: fine. An LDS result and a VMEM result to v1 may land in either order.
+  EXPECT_TRUE(check(R"(
+  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v[4:5], off
+  s_waitcnt vmcnt(0)
+  v_add_u32 v5, v1, v1
+  s_endpgm
+)").f.empty());
+  auto c = check(R"(
+  ds_read_b32 v1, v0
+  global_load_dword v1, v[2:3], off
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].at, c.nth(1));
+  EXPECT_EQ(c.f[0].other, c.nth(0));
+  EXPECT_NE(c.f[0].message.find("lgkmcnt(0)"), std::string::npos) << c.f[0].message;
+}
+
+TEST(WaitcntCheck, ImplicitVccRead) {
+  // v_cndmask_b32_e32 reads vcc implicitly; vcc loaded by SMEM must be waited for.
+  auto c = check(R"(
+  s_load_dwordx2 vcc, s[0:1], 0x0
+  v_cndmask_b32_e32 v0, v1, v2, vcc
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_NE(c.f[0].message.find("vcc"), std::string::npos) << c.f[0].message;
+}
+
+TEST(WaitcntCheck, CounterNeverHoldsMoreThanItsField) {
+  // vmcnt is 6 bits: with 63 stores issued after it, the load of v1 has completed (the 64th would wait at issue).
+  std::string text = "  global_load_dword v1, v[2:3], off\n";
+  for (int i = 0; i < 63; ++i) text += "  global_store_dword v[2:3], v7, off\n";
+  text += "  v_add_u32 v5, v1, v1\n  s_endpgm\n";
+  EXPECT_TRUE(check(text).f.empty()) << all(check(text).f);
+  // 62 stores: it needs vmcnt(62).
+  std::string text62 = "  global_load_dword v1, v[2:3], off\n";
+  for (int i = 0; i < 62; ++i) text62 += "  global_store_dword v[2:3], v7, off\n";
+  text62 += "  v_add_u32 v5, v1, v1\n  s_endpgm\n";
+  auto c = check(text62);
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_NE(c.f[0].message.find("vmcnt(62)"), std::string::npos) << c.f[0].message;
+}
+
+// ---- the per-instruction result ----------------------------------------------------------------------------------
+
+TEST(WaitcntAnalysis, RedundantWaitsAndOutstandingCounts) {
+  auto p = parse_program(R"(k:
+  global_load_dword v1, v[2:3], off
+  global_load_dword v4, v[2:3], off
+  s_waitcnt vmcnt(1)
+  s_waitcnt vmcnt(1)
+  s_waitcnt lgkmcnt(0)
+  s_waitcnt vmcnt(0)
+  v_add_u32 v5, v4, v1
+  s_endpgm
+)", Target::gfx942);
+  ASSERT_TRUE(p.has_value());
+  const Cfg g = build_cfg(*p);
+  const auto a = analyze_waitcnt(*p, g, g.block_named("k").value(), Target::gfx942);
+  std::vector<std::size_t> items;
+  for (std::size_t i = 0; i < p->items.size(); ++i)
+    if (p->items[i].kind == Item::Kind::inst) items.push_back(i);
+  ASSERT_EQ(items.size(), 8u);
+  EXPECT_EQ(a.before[items[2]].get(Counter::vm), 2u);  // two loads outstanding before the first wait
+  EXPECT_FALSE(a.wait_is_redundant(items[2]));
+  EXPECT_TRUE(a.wait_is_redundant(items[3]));   // the same wait again does nothing
+  EXPECT_TRUE(a.wait_is_redundant(items[4]));   // nothing counts in lgkmcnt
+  EXPECT_FALSE(a.wait_is_redundant(items[5]));  // v4 is still outstanding
+  EXPECT_EQ(a.before[items[6]].get(Counter::vm), 0u);
+  // Before the third wait, exactly v4 (the second load) is pending.
+  const auto pend = a.pending_before(items[4]);
+  ASSERT_EQ(pend.size(), 1u);
+  EXPECT_EQ(pend[0].reg, (Reg{RegFile::vgpr, 4, 1}));
+  EXPECT_EQ(pend[0].counter, Counter::vm);
+  EXPECT_EQ(pend[0].needed, 0u);
+  EXPECT_EQ(pend[0].load_item, items[1]);
+}
+
+// ---- corpus -----------------------------------------------------------------------------------------------------
+
+std::vector<fs::path> objects_under(const fs::path& dir, std::initializer_list<const char*> exts) {
+  std::vector<fs::path> v;
+  if (!fs::is_directory(dir)) return v;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    for (const char* x : exts)
+      if (e.is_regular_file() && e.path().extension() == x) v.push_back(e.path());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+/// Waitcnt findings per kernel of a recovered object.
+std::map<std::string, Findings> check_object(const codeobject::Module& m) {
+  std::map<std::string, Findings> out;
+  const Cfg g = build_cfg(m.program);
+  for (const auto& k : m.kernels) {
+    const auto e = g.block_named(k.name);
+    EXPECT_TRUE(e.has_value()) << m.file << ": no block for kernel " << k.name;
+    if (e) out[k.name] = check_waitcnt(m.program, g, *e, m.target);
+  }
+  return out;
+}
+
+TEST(WaitcntCorpus, EveryTritonKernelIsClean) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  const auto files = objects_under(dir / "triton", {".hsaco"});
+  ASSERT_EQ(files.size(), 33u);  // 11 kernels x gfx90a/gfx942/gfx950
+  for (const auto& f : files) {
+    auto obj = emu::test::recover_object(f.string());
+    ASSERT_NE(obj, nullptr) << f;
+    for (const auto& [k, fs_] : check_object(obj->module)) EXPECT_TRUE(fs_.empty()) << f << " " << k << ":\n" << all(fs_);
+  }
+}
+
+TEST(WaitcntCorpus, DeletingANeededWaitInTritonRmsNorm) {
+  // rms_norm_f16.gfx942.s (LLVM's own listing), lines 60-118:
+  //     buffer_load_ushort v18, v1, ...      (the 1st of 16 loads)
+  //     buffer_load_ushort v32, v2, ...      (2nd)
+  //     buffer_load_ushort v19, v3, ...      (3rd)
+  //     ... 13 more ...
+  //     s_waitcnt vmcnt(14)                  (the first two are done)
+  //     v_cvt_f32_f16_e32 v17, v32           reads the 2nd load
+  //     ...
+  //     v_fma_mix_f32 v34, v18, v18, v34     reads the 1st
+  //     s_waitcnt vmcnt(13)
+  //     v_fma_mix_f32 v34, v19, v19, v34     reads the 3rd
+  // Deleting `s_waitcnt vmcnt(14)`: the first reader of an uncovered register is v_cvt_f32_f16 of v32 (the 2nd
+  // load, which needs vmcnt(14)); the 1st load (v18) is also uncovered at v_fma_mix_f32 (needs vmcnt(15)).
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto obj = emu::test::recover_object((dir / "triton" / "rms_norm_f16.gfx942.hsaco").string());
+  ASSERT_NE(obj, nullptr);
+  Program& p = obj->module.program;
+  const auto forms = isa::forms(p.target);
+  auto mn = [&](const Item& it) { return std::string(forms[it.inst.form].mnemonic); };
+  std::size_t w = p.items.size();
+  std::vector<InstId> loads;
+  for (std::size_t i = 0; i < p.items.size(); ++i) {
+    if (p.items[i].kind != Item::Kind::inst) continue;
+    if (mn(p.items[i]) == "buffer_load_ushort") loads.push_back(p.items[i].inst.id);
+    if (mn(p.items[i]) == "s_waitcnt" && print_inst(p.items[i].inst).find("vmcnt(14)") != std::string::npos) {
+      w = i;
+      break;
+    }
+  }
+  ASSERT_LT(w, p.items.size());
+  ASSERT_EQ(loads.size(), 16u);
+  InstId cvt{}, fma{};
+  for (std::size_t i = w + 1; i < p.items.size(); ++i) {
+    if (p.items[i].kind != Item::Kind::inst) continue;
+    const std::string text = print_inst(p.items[i].inst);
+    if (mn(p.items[i]) == "v_cvt_f32_f16" && text.find("v32") != std::string::npos && cvt.value == 0) cvt = p.items[i].inst.id;
+    if (mn(p.items[i]) == "v_fma_mix_f32" && text.find("v18, v18") != std::string::npos && fma.value == 0) fma = p.items[i].inst.id;
+  }
+  ASSERT_NE(cvt.value, 0u);
+  ASSERT_NE(fma.value, 0u);
+  // Before the edit: clean.
+  EXPECT_TRUE(check_object(obj->module).begin()->second.empty());
+  p.items.erase(p.items.begin() + static_cast<std::ptrdiff_t>(w));
+  const auto after = check_object(obj->module).begin()->second;
+  ASSERT_FALSE(after.empty());
+  EXPECT_EQ(after[0].at, cvt) << all(after);
+  EXPECT_EQ(after[0].other, loads[1]) << all(after);
+  EXPECT_NE(after[0].message.find("v32"), std::string::npos) << after[0].message;
+  EXPECT_NE(after[0].message.find("vmcnt(14)"), std::string::npos) << after[0].message;
+  const bool fma_found = std::any_of(after.begin(), after.end(), [&](const Finding& f) {
+    return f.at == fma && f.other == loads[0] && f.message.find("vmcnt(15)") != std::string::npos;
+  });
+  EXPECT_TRUE(fma_found) << all(after);
+}
+
+TEST(WaitcntCorpus, AiterFindingsOnlyWhereHandScheduledWaitsRelyOnLatency) {
+  // The aiter kernels are hand-scheduled assembly. Eight of them read (or, once, overwrite) a register whose load the
+  // ISA's counter rules do not guarantee complete; each was checked by hand against the instruction text:
+  //  - bwd_hd64_dq_convert_fp16: `ds_read_b32 v12, v14` ... `s_barrier` ... `buffer_store_dword v12, ...` with no
+  //    lgkmcnt wait (s_barrier does not wait for counters on gfx942);
+  //  - fwd_hd128_bf16_rtz / fwd_hd128_i8fp8 (gfx942): 4 x `buffer_load_dword v228..v231`, then on the path where
+  //    the first `s_cbranch_scc0` to the epilogue is taken, `s_waitcnt vmcnt(4)` before `v_perm_b32 ..., v229, v228`
+  //    (vmcnt(4) allows exactly those four to be outstanding);
+  //  - fmoe_int8_g1u0: `ds_read_b32 v73, v4 offset:31744` ... 420 instructions with no lgkmcnt wait ...
+  //    `global_atomic_pk_add_bf16 v88, v73, s[8:9]`;
+  //  - pa_a16w16_b16: `buffer_load_dword v16` followed by 23 more buffer loads, `s_waitcnt vmcnt(24)`, 8 more, then
+  //    `v_mul_u32_u24_dpp v38, v16, ...` (vmcnt(23) would cover v16);
+  //  - fwd_hd128_f6f4 (gfx950): `ds_read_b64_tr_b4 v[16:17]` ... `s_waitcnt lgkmcnt(6)` ... `s_waitcnt lgkmcnt(8)`
+  //    then `v_mfma_scale_f32_32x32x64_f8f6f4 ..., v[16:19], ...` (needs lgkmcnt(5));
+  //  - mla_a8w8_qh16_qseqlen1_gqaratio16 (gfx950): `ds_read_b128 a[60:63]` ... `s_waitcnt lgkmcnt(4)`, one more
+  //    ds_read_b128, then `v_mfma_f32_16x16x128_f8f6f4 ..., a[56:63], ...` with no wait;
+  //  - fmoe_bf16_pertokenFp8_g1u1_tkw1_silu_1tg_32x64 (gfx950): `buffer_load_dword v42, v11, ...` then
+  //    `v_lshrrev_b32_e32 v42, 4, v0` with no vmcnt wait (the load may land after the VALU write).
+  // All rely on the memory returning within a fixed number of cycles. Every other aiter kernel is clean.
+  ASMEVO_REQUIRE_CORPUS(dir);
+  const std::set<std::string> expected = {
+      "bwd_hd64_dq_convert_fp16.co", "fwd_hd128_bf16_rtz.co", "fwd_hd128_i8fp8.co", "fmoe_int8_g1u0.co",
+      "pa_a16w16_b16.co", "fwd_hd128_f6f4.co", "mla_a8w8_qh16_qseqlen1_gqaratio16.co",
+      "fmoe_bf16_pertokenFp8_g1u1_tkw1_silu_1tg_32x64.co"};
+  std::set<std::string> with_findings;
+  std::size_t files = 0;
+  for (const auto& f : objects_under(dir / "aiter-co", {".co"})) {
+    auto obj = emu::test::recover_object(f.string());
+    ASSERT_NE(obj, nullptr) << f;
+    ++files;
+    for (const auto& [k, fs_] : check_object(obj->module)) {
+      if (fs_.empty()) continue;
+      with_findings.insert(f.filename().string());
+      for (const auto& x : fs_) {
+        const std::string load = x.other ? std::string(isa::forms(obj->module.target)[obj->module.program.find(*x.other)->form].mnemonic) : "";
+        EXPECT_TRUE(load.starts_with("ds_read") || load.starts_with("buffer_load")) << f << ": " << x.message;
+      }
+    }
+  }
+  EXPECT_EQ(files, 32u);
+  EXPECT_EQ(with_findings, expected);
+}
+
+}  // namespace
