@@ -45,6 +45,13 @@ verbs:
                                                     fault, waitcnt or hazard violation, or unsupported
                                                     instruction); --timing adds modeled cycles
   emulate --coverage --mcpu TARGET [--json]         each opcode: exact | approximate | unsupported
+  verify K0.co K1.co --launch L.json [--executor emu|hip] [--receipt R.json] [--trials N] [--seed S]
+          [--schedules N] [--limit N] [--no-static] [--json]
+                                                    differential verification of K1 against K0: ABI, static
+                                                    checks, memory-model bits, then runs on every shape and
+                                                    trial of L.json (one spec or an array); exit 0 equivalent,
+                                                    1 not equivalent, 2 bad input, K0 failing or no device
+  check K.co [--json]                               static checks (waitcnt, hazards, ABI) of every kernel
   help                                              this text
 
 TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
@@ -189,6 +196,8 @@ int run(int argc, char** argv) {
   if (verb == "assemble") return cmd_assemble(argc, argv);
   if (verb == "roundtrip") return cmd_roundtrip(argc, argv);
   if (verb == "emulate") return cmd_emulate(argc, argv);
+  if (verb == "verify") return cmd_verify(argc, argv);
+  if (verb == "check") return cmd_check(argc, argv);
   return usage_error("unknown verb '" + std::string(verb) + "'");
 }
 

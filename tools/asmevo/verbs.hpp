@@ -74,4 +74,8 @@ int cmd_roundtrip(int argc, char** argv);
 // The CPU emulator (emulate_verbs.cpp).
 int cmd_emulate(int argc, char** argv);
 
+// Differential verification (verify_verbs.cpp) and static checks (check_verbs.cpp).
+int cmd_verify(int argc, char** argv);
+int cmd_check(int argc, char** argv);
+
 }  // namespace asmevo::cli

@@ -118,6 +118,15 @@ struct ArgSpec {
   ScalarArg scalar;                  ///< kind == scalar
 };
 
+/// How far a float output may stray from K0's in verification: |k1 - k0| <= abs + rel * |k0| (NaN only matches NaN).
+struct Tolerance {
+  double abs = 0;
+  double rel = 0;
+};
+
+/// Number of dtypes (the size of per-dtype tables).
+inline constexpr std::size_t dtype_count = 16;
+
 struct LaunchSpec {
   std::string kernel;                                   ///< symbol without ".kd"; empty = the object's only kernel
   std::array<std::uint32_t, 3> grid{1, 1, 1};           ///< workgroups per dimension (not work-items), each >= 1
@@ -129,6 +138,12 @@ struct LaunchSpec {
   /// shared memory this way, as HIP's `extern __shared__`); nullopt = as much as a workgroup can get (64 KiB in all).
   std::optional<std::uint32_t> dynamic_lds;
   std::string base_dir;                                 ///< the spec's folder (relative file inits resolve here)
+  /// Per float dtype (indexed by DType): the tolerance "tolerance" declares for outputs of that dtype; nullopt =
+  /// exact (bit patterns equal). Integer dtypes are always exact.
+  std::array<std::optional<Tolerance>, dtype_count> tolerance{};
+  [[nodiscard]] const std::optional<Tolerance>& tolerance_for(DType t) const {
+    return tolerance[static_cast<std::size_t>(t)];
+  }
 };
 
 /// A buffer larger than this is refused (the emulator holds every buffer in host memory).
@@ -586,6 +601,194 @@ inline ScalarArg read_scalar(SpecChecker& c, const Json& v, const std::string& p
 
 }  // namespace detail
 
+namespace detail {
+
+/// Reads a "tolerance" object: {"<float dtype>": {"abs": A, "rel": R}, ...}.
+inline void read_tolerance(SpecChecker& c, const Json& v, const std::string& p, LaunchSpec& s) {
+  if (!c.object(v, p, "an object {\"<float dtype>\": {\"abs\", \"rel\"}}")) return;
+  std::string floats;
+  for (const auto& d : dtype_table)
+    if (d.is_float) floats += (floats.empty() ? "" : " ") + std::string(d.name);
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string kp = p + "/" + pointer_token(it.key());
+    const auto dt = parse_dtype(it.key());
+    if (!dt) {
+      c.problem(kp, "unknown dtype \"" + printable(it.key()) + "\"", nullptr, "one of: " + floats);
+      continue;
+    }
+    if (!dtype_is_float(*dt)) {
+      c.problem(kp, "integer outputs are always compared exactly; a tolerance applies to float dtypes only", nullptr,
+                "one of: " + floats);
+      continue;
+    }
+    const Json& body = it.value();
+    if (!c.object(body, kp, "an object {\"abs\", \"rel\"}")) continue;
+    c.only_keys(body, kp, {"abs", "rel"});
+    Tolerance tol;
+    bool any = false;
+    for (const char* key : {"abs", "rel"}) {
+      const Json* x = SpecChecker::optional_key(body, key);
+      if (!x) continue;
+      any = true;
+      auto d = c.number(*x, kp + "/" + key);
+      if (!d) continue;
+      if (!(*d >= 0) || !std::isfinite(*d)) {
+        c.problem(kp + "/" + key, "expected a finite non-negative number, got " + kind_of(*x), x);
+        continue;
+      }
+      (std::string_view(key) == "abs" ? tol.abs : tol.rel) = *d;
+    }
+    if (!any) c.problem(kp, "a tolerance needs \"abs\", \"rel\" or both", &body);
+    s.tolerance[static_cast<std::size_t>(*dt)] = tol;
+  }
+}
+
+/// Checks one launch spec object found at JSON Pointer `pre` ("" for a whole file), gathering every problem in `c`.
+inline LaunchSpec check_spec(SpecChecker& c, const Json& doc, const std::string& pre, const std::string& base_dir) {
+  LaunchSpec s;
+  s.base_dir = base_dir;
+  const std::filesystem::path base(s.base_dir);
+  if (!doc.is_object()) {
+    c.problem(pre, "expected a launch spec object {\"kernel\", \"grid\", \"block\", \"args\", \"outputs\", "
+                   "\"trials\"}, got " + kind_of(doc), &doc);
+    return s;
+  }
+  c.only_keys(doc, pre, {"kernel", "grid", "block", "args", "outputs", "trials", "dynamic_lds", "tolerance"});
+  if (const Json* k = SpecChecker::optional_key(doc, "kernel")) {
+    if (k->is_string() && !k->get_ref<const std::string&>().empty()) {
+      s.kernel = k->get<std::string>();
+      if (s.kernel.size() > 3 && s.kernel.ends_with(".kd")) s.kernel.resize(s.kernel.size() - 3);
+    } else {
+      c.problem(pre + "/kernel", "expected the kernel's symbol (a non-empty string), got " + kind_of(*k), k);
+    }
+  }
+  auto dims = [&](const Json& v, const std::string& p, std::uint32_t hi, const std::string& what)
+      -> std::optional<std::array<std::uint32_t, 3>> {
+    if (!v.is_array() || v.empty() || v.size() > 3) {
+      c.problem(p, "expected an array of 1 to 3 positive integers (x, y, z: " + what + "), got " +
+                       (v.is_array() ? "an array of " + std::to_string(v.size()) : kind_of(v)),
+                &v);
+      return std::nullopt;
+    }
+    std::array<std::uint32_t, 3> r{1, 1, 1};
+    bool ok = true;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (auto x = c.integer(v[i], p + "/" + std::to_string(i), 1, hi, "a positive integer"))
+        r[i] = static_cast<std::uint32_t>(*x);
+      else
+        ok = false;
+    }
+    if (!ok) return std::nullopt;
+    return r;
+  };
+  if (const Json* g = c.require(doc, "grid", pre)) {
+    if (auto r = dims(*g, pre + "/grid", std::numeric_limits<std::uint32_t>::max(), "workgroups, not work-items")) s.grid = *r;
+  }
+  if (const Json* b = SpecChecker::optional_key(doc, "block")) {
+    // 1024 work-items per workgroup is the gfx9 limit (AMDGPUUsage: max_flat_workgroup_size at most 1024).
+    if (auto r = dims(*b, pre + "/block", 1024, "work-items per workgroup")) {
+      if (std::uint64_t{(*r)[0]} * (*r)[1] * (*r)[2] > 1024)
+        c.problem(pre + "/block", "a workgroup of " + std::to_string(std::uint64_t{(*r)[0]} * (*r)[1] * (*r)[2]) +
+                                " work-items is more than the 1024 gfx9 allows", b);
+      else
+        s.block = *r;
+    }
+  }
+  if (const Json* a = c.require(doc, "args", pre)) {
+    if (!a->is_array()) {
+      c.problem(pre + "/args", "expected an array (one entry per explicit kernel argument), got " + kind_of(*a), a);
+    } else {
+      for (std::size_t i = 0; i < a->size(); ++i) {
+        const Json& e = (*a)[i];
+        const std::string p = pre + "/args/" + std::to_string(i);
+        ArgSpec arg;
+        const std::string forms = "{\"buffer\": {...}}, {\"scalar\": {...}} or {\"null\": true}";
+        if (!e.is_object() || e.size() != 1) {
+          c.problem(p, "expected one argument, got " +
+                           (e.is_object() ? "an object with " + std::to_string(e.size()) + " keys" : kind_of(e)),
+                    &e, "one of: " + forms);
+        } else {
+          const std::string key = e.begin().key();
+          const Json& body = e.begin().value();
+          if (key == "buffer") {
+            arg.kind = ArgSpec::Kind::buffer;
+            arg.buffer = read_buffer(c, body, p + "/buffer", base);
+          } else if (key == "scalar") {
+            arg.kind = ArgSpec::Kind::scalar;
+            arg.scalar = read_scalar(c, body, p + "/scalar");
+          } else if (key == "null") {
+            arg.kind = ArgSpec::Kind::null;
+            if (!(body.is_boolean() && body.get<bool>()))
+              c.problem(p + "/null", "expected true, got " + kind_of(body), &body);
+          } else {
+            c.only_keys(e, p, {"buffer", "scalar", "null"});
+          }
+        }
+        s.args.push_back(std::move(arg));
+      }
+    }
+  }
+  if (const Json* o = SpecChecker::optional_key(doc, "outputs")) {
+    if (!o->is_array()) {
+      c.problem(pre + "/outputs", "expected an array of argument indexes, got " + kind_of(*o), o);
+    } else {
+      for (std::size_t i = 0; i < o->size(); ++i) {
+        const std::string p = pre + "/outputs/" + std::to_string(i);
+        const i128 hi = s.args.empty() ? -1 : static_cast<i128>(s.args.size()) - 1;
+        if (s.args.empty()) {
+          c.problem(p, "there are no arguments to name", &(*o)[i]);
+          continue;
+        }
+        auto x = c.integer((*o)[i], p, 0, hi, "an index into /args");
+        if (!x) continue;
+        const auto idx = static_cast<std::size_t>(*x);
+        if (s.args[idx].kind != ArgSpec::Kind::buffer)
+          c.problem(p, "argument " + std::to_string(idx) + " is not a buffer; only buffers can be outputs", &(*o)[i]);
+        else if (std::find(s.outputs.begin(), s.outputs.end(), idx) != s.outputs.end())
+          c.problem(p, "argument " + std::to_string(idx) + " is listed twice", &(*o)[i]);
+        else
+          s.outputs.push_back(idx);
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < s.args.size(); ++i)
+      if (s.args[i].kind == ArgSpec::Kind::buffer) s.outputs.push_back(i);
+  }
+  if (const Json* t = SpecChecker::optional_key(doc, "dynamic_lds")) {
+    if (auto x = c.integer(*t, pre + "/dynamic_lds", 0, 65536, "a byte count 0..65536"))
+      s.dynamic_lds = static_cast<std::uint32_t>(*x);
+  }
+  if (const Json* t = SpecChecker::optional_key(doc, "trials")) {
+    if (auto x = c.integer(*t, pre + "/trials", 1, std::numeric_limits<std::uint32_t>::max(), "a positive integer"))
+      s.trials = static_cast<std::uint32_t>(*x);
+  }
+  if (const Json* t = SpecChecker::optional_key(doc, "tolerance")) read_tolerance(c, *t, pre + "/tolerance", s);
+  return s;
+}
+
+/// Parses JSON text with the depth limit and line:column errors every launch file gets.
+[[nodiscard]] inline Expected<Json> parse_spec_json(std::string_view json_text, const std::string& file) {
+  std::size_t deep_at = 0;
+  if (json_depth(json_text, deep_at) > max_spec_depth) {
+    Loc loc{file};
+    line_col(json_text, deep_at, loc.line, loc.col);
+    return fail(DiagCode::parse_error, "the JSON nests deeper than " + std::to_string(max_spec_depth) + " levels", loc);
+  }
+  try {
+    return Json::parse(json_text.begin(), json_text.end());
+  } catch (const Json::parse_error& e) {
+    Loc loc{file};
+    line_col(json_text, e.byte > 0 ? e.byte - 1 : 0, loc.line, loc.col);
+    std::string what = e.what();
+    if (auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
+    return fail(DiagCode::parse_error, "invalid JSON: " + what, loc);
+  } catch (const std::exception& e) {
+    return fail(DiagCode::parse_error, std::string("invalid JSON: ") + e.what(), Loc{file});
+  }
+}
+
+}  // namespace detail
+
 /// Parses and checks a launch spec. `file_name` goes into diagnostics; relative file inits resolve against
 /// `base_dir`. Every problem is found in one pass; the error names each by JSON Pointer ("/args/3/buffer/dtype:
 /// unknown dtype \"f31\"") and says what would be accepted. A spec with several problems gives one Diag listing
@@ -593,153 +796,46 @@ inline ScalarArg read_scalar(SpecChecker& c, const Json& v, const std::string& p
 [[nodiscard]] inline Expected<LaunchSpec> parse_launch_spec(std::string_view json_text, std::string_view file_name,
                                                             std::string_view base_dir,
                                                             Diags* all_problems = nullptr) {
-  using detail::Json;
   const std::string file(file_name);
-  std::size_t deep_at = 0;
-  if (detail::json_depth(json_text, deep_at) > detail::max_spec_depth) {
-    Loc loc{file};
-    detail::line_col(json_text, deep_at, loc.line, loc.col);
-    return fail(DiagCode::parse_error,
-                "the JSON nests deeper than " + std::to_string(detail::max_spec_depth) + " levels", loc);
-  }
-  Json doc;
-  try {
-    doc = Json::parse(json_text.begin(), json_text.end());
-  } catch (const Json::parse_error& e) {
-    Loc loc{file};
-    detail::line_col(json_text, e.byte > 0 ? e.byte - 1 : 0, loc.line, loc.col);
-    std::string what = e.what();
-    if (auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
-    return fail(DiagCode::parse_error, "invalid JSON: " + what, loc);
-  } catch (const std::exception& e) {
-    return fail(DiagCode::parse_error, std::string("invalid JSON: ") + e.what(), Loc{file});
-  }
-
+  auto doc = detail::parse_spec_json(json_text, file);
+  if (!doc) return unexpected(std::move(doc).error());
   detail::SpecChecker c;
   c.file = file;
   LaunchSpec s;
-  s.base_dir = std::string(base_dir);
-  const std::filesystem::path base(s.base_dir);
   try {
-    if (!doc.is_object()) {
-      c.problem("", "expected a launch spec object {\"kernel\", \"grid\", \"block\", \"args\", \"outputs\", "
-                    "\"trials\"}, got " + detail::kind_of(doc), &doc);
-      return detail::gathered(std::move(c.problems), all_problems, "launch spec");
-    }
-    c.only_keys(doc, "", {"kernel", "grid", "block", "args", "outputs", "trials", "dynamic_lds"});
-    if (const Json* k = detail::SpecChecker::optional_key(doc, "kernel")) {
-      if (k->is_string() && !k->get_ref<const std::string&>().empty()) {
-        s.kernel = k->get<std::string>();
-        if (s.kernel.size() > 3 && s.kernel.ends_with(".kd")) s.kernel.resize(s.kernel.size() - 3);
-      } else {
-        c.problem("/kernel", "expected the kernel's symbol (a non-empty string), got " + detail::kind_of(*k), k);
-      }
-    }
-    auto dims = [&](const Json& v, const std::string& p, std::uint32_t hi, const std::string& what)
-        -> std::optional<std::array<std::uint32_t, 3>> {
-      if (!v.is_array() || v.empty() || v.size() > 3) {
-        c.problem(p, "expected an array of 1 to 3 positive integers (x, y, z: " + what + "), got " +
-                         (v.is_array() ? "an array of " + std::to_string(v.size()) : detail::kind_of(v)),
-                  &v);
-        return std::nullopt;
-      }
-      std::array<std::uint32_t, 3> r{1, 1, 1};
-      bool ok = true;
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        if (auto x = c.integer(v[i], p + "/" + std::to_string(i), 1, hi, "a positive integer"))
-          r[i] = static_cast<std::uint32_t>(*x);
-        else
-          ok = false;
-      }
-      if (!ok) return std::nullopt;
-      return r;
-    };
-    if (const Json* g = c.require(doc, "grid", "")) {
-      if (auto r = dims(*g, "/grid", std::numeric_limits<std::uint32_t>::max(), "workgroups, not work-items")) s.grid = *r;
-    }
-    if (const Json* b = detail::SpecChecker::optional_key(doc, "block")) {
-      // 1024 work-items per workgroup is the gfx9 limit (AMDGPUUsage: max_flat_workgroup_size at most 1024).
-      if (auto r = dims(*b, "/block", 1024, "work-items per workgroup")) {
-        if (std::uint64_t{(*r)[0]} * (*r)[1] * (*r)[2] > 1024)
-          c.problem("/block", "a workgroup of " + std::to_string(std::uint64_t{(*r)[0]} * (*r)[1] * (*r)[2]) +
-                                  " work-items is more than the 1024 gfx9 allows", b);
-        else
-          s.block = *r;
-      }
-    }
-    if (const Json* a = c.require(doc, "args", "")) {
-      if (!a->is_array()) {
-        c.problem("/args", "expected an array (one entry per explicit kernel argument), got " + detail::kind_of(*a), a);
-      } else {
-        for (std::size_t i = 0; i < a->size(); ++i) {
-          const Json& e = (*a)[i];
-          const std::string p = "/args/" + std::to_string(i);
-          ArgSpec arg;
-          const std::string forms = "{\"buffer\": {...}}, {\"scalar\": {...}} or {\"null\": true}";
-          if (!e.is_object() || e.size() != 1) {
-            c.problem(p, "expected one argument, got " +
-                             (e.is_object() ? "an object with " + std::to_string(e.size()) + " keys" : detail::kind_of(e)),
-                      &e, "one of: " + forms);
-          } else {
-            const std::string key = e.begin().key();
-            const Json& body = e.begin().value();
-            if (key == "buffer") {
-              arg.kind = ArgSpec::Kind::buffer;
-              arg.buffer = detail::read_buffer(c, body, p + "/buffer", base);
-            } else if (key == "scalar") {
-              arg.kind = ArgSpec::Kind::scalar;
-              arg.scalar = detail::read_scalar(c, body, p + "/scalar");
-            } else if (key == "null") {
-              arg.kind = ArgSpec::Kind::null;
-              if (!(body.is_boolean() && body.get<bool>()))
-                c.problem(p + "/null", "expected true, got " + detail::kind_of(body), &body);
-            } else {
-              c.only_keys(e, p, {"buffer", "scalar", "null"});
-            }
-          }
-          s.args.push_back(std::move(arg));
-        }
-      }
-    }
-    if (const Json* o = detail::SpecChecker::optional_key(doc, "outputs")) {
-      if (!o->is_array()) {
-        c.problem("/outputs", "expected an array of argument indexes, got " + detail::kind_of(*o), o);
-      } else {
-        for (std::size_t i = 0; i < o->size(); ++i) {
-          const std::string p = "/outputs/" + std::to_string(i);
-          const detail::i128 hi = s.args.empty() ? -1 : static_cast<detail::i128>(s.args.size()) - 1;
-          if (s.args.empty()) {
-            c.problem(p, "there are no arguments to name", &(*o)[i]);
-            continue;
-          }
-          auto x = c.integer((*o)[i], p, 0, hi, "an index into /args");
-          if (!x) continue;
-          const auto idx = static_cast<std::size_t>(*x);
-          if (s.args[idx].kind != ArgSpec::Kind::buffer)
-            c.problem(p, "argument " + std::to_string(idx) + " is not a buffer; only buffers can be outputs", &(*o)[i]);
-          else if (std::find(s.outputs.begin(), s.outputs.end(), idx) != s.outputs.end())
-            c.problem(p, "argument " + std::to_string(idx) + " is listed twice", &(*o)[i]);
-          else
-            s.outputs.push_back(idx);
-        }
-      }
-    } else {
-      for (std::size_t i = 0; i < s.args.size(); ++i)
-        if (s.args[i].kind == ArgSpec::Kind::buffer) s.outputs.push_back(i);
-    }
-    if (const Json* t = detail::SpecChecker::optional_key(doc, "dynamic_lds")) {
-      if (auto x = c.integer(*t, "/dynamic_lds", 0, 65536, "a byte count 0..65536"))
-        s.dynamic_lds = static_cast<std::uint32_t>(*x);
-    }
-    if (const Json* t = detail::SpecChecker::optional_key(doc, "trials")) {
-      if (auto x = c.integer(*t, "/trials", 1, std::numeric_limits<std::uint32_t>::max(), "a positive integer"))
-        s.trials = static_cast<std::uint32_t>(*x);
-    }
+    s = detail::check_spec(c, *doc, "", std::string(base_dir));
   } catch (const std::exception& e) {  // nlohmann only throws on a broken invariant here; keep it a value
     return fail(DiagCode::internal, std::string("launch spec: unexpected JSON error: ") + e.what(), Loc{file});
   }
   if (!c.problems.empty()) return detail::gathered(std::move(c.problems), all_problems, "launch spec");
   return s;
+}
+
+/// Parses a launch file: one launch spec object, or a JSON array of them (the shapes a kernel is verified on, each
+/// checked as parse_launch_spec checks one; problems are named by pointers into the array, "/1/grid/0").
+[[nodiscard]] inline Expected<std::vector<LaunchSpec>> parse_launch_file(std::string_view json_text,
+                                                                       std::string_view file_name,
+                                                                       std::string_view base_dir,
+                                                                       Diags* all_problems = nullptr) {
+  const std::string file(file_name);
+  auto doc = detail::parse_spec_json(json_text, file);
+  if (!doc) return unexpected(std::move(doc).error());
+  detail::SpecChecker c;
+  c.file = file;
+  std::vector<LaunchSpec> out;
+  try {
+    if (doc->is_array()) {
+      if (doc->empty()) c.problem("", "expected at least one launch spec in the array", &*doc);
+      for (std::size_t i = 0; i < doc->size(); ++i)
+        out.push_back(detail::check_spec(c, (*doc)[i], "/" + std::to_string(i), std::string(base_dir)));
+    } else {
+      out.push_back(detail::check_spec(c, *doc, "", std::string(base_dir)));
+    }
+  } catch (const std::exception& e) {
+    return fail(DiagCode::internal, std::string("launch file: unexpected JSON error: ") + e.what(), Loc{file});
+  }
+  if (!c.problems.empty()) return detail::gathered(std::move(c.problems), all_problems, "launch file");
+  return out;
 }
 
 /// Reads and parses a launch spec file; relative file inits resolve against the file's folder.
@@ -751,6 +847,17 @@ inline ScalarArg read_scalar(SpecChecker& c, const Json& v, const std::string& p
   auto abs = std::filesystem::absolute(p, ec);
   const auto dir = (ec ? p : abs).parent_path();
   return parse_launch_spec(*text, p.string(), dir.string(), all_problems);
+}
+
+/// Reads a launch file (one spec or an array of specs); relative file inits resolve against the file's folder.
+[[nodiscard]] inline Expected<std::vector<LaunchSpec>> read_launch_file(const std::filesystem::path& p,
+                                                                      Diags* all_problems = nullptr) {
+  auto text = read_file(p);
+  if (!text) return unexpected(std::move(text).error());
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(p, ec);
+  const auto dir = (ec ? p : abs).parent_path();
+  return parse_launch_file(*text, p.string(), dir.string(), all_problems);
 }
 
 namespace detail {

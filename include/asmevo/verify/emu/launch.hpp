@@ -42,7 +42,7 @@ struct EmulateOptions {
   /// workgroups; EmulateResult::timing holds the report. Off: the step hook stays null and costs nothing.
   bool timing = false;
   std::uint32_t timing_max_groups = 64;  ///< at most this many of the CU's workgroups are traced and modeled
-  /// Check the wait-state rules (verify/hazard_rules.hpp) as instructions run: an instruction issued closer to its
+  /// Check the wait-state rules (analysis/hazard_rules.hpp) as instructions run: an instruction issued closer to its
   /// producer than a rule allows stops the run with a hazard violation naming both. Off: no before hook.
   bool hazards = true;
 };
@@ -58,6 +58,7 @@ struct BufferResult {
 struct EmulateResult {
   Stop stop;                       ///< kind none when every wave ended cleanly
   std::vector<BufferResult> buffers;
+  std::vector<std::byte> kernarg;  ///< the kernarg segment the launch ran with (explicit and hidden arguments)
   std::uint64_t wave_instructions = 0;
   std::uint64_t workgroups = 0;
   std::uint64_t waves = 0;
@@ -208,28 +209,6 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   m.options = opt.run;
   m.code = &*code;
 
-  // The code object image: every allocated section at its address (ELF vaddr 0 = load base).
-  std::uint64_t image_end = 0;
-  for (const auto& s : elf.sections())
-    if ((s.flags & 2) && s.size) image_end = std::max(image_end, s.addr + s.size);  // SHF_ALLOC
-  const std::size_t img = m.memory.map("the code object image", image_end, true);
-  {
-    // Code and read-only data (every allocated section below the first writable one) may not be written: the
-    // emulator runs predecoded instructions, so a store into .text would otherwise change nothing it could see.
-    std::uint64_t first_writable = image_end, ro_end = 0;
-    for (const auto& s : elf.sections())
-      if ((s.flags & 2) && (s.flags & 1) && s.size) first_writable = std::min(first_writable, s.addr);  // SHF_WRITE
-    for (const auto& s : elf.sections())
-      if ((s.flags & 2) && !(s.flags & 1) && s.size && s.addr + s.size <= first_writable) ro_end = std::max(ro_end, s.addr + s.size);
-    m.memory.region(img).read_only_end = ro_end;
-  }
-  for (const auto& s : elf.sections()) {
-    if (!(s.flags & 2) || s.type == 8 /* SHT_NOBITS */ || !s.size) continue;
-    const auto d = elf.data(s);
-    std::memcpy(m.memory.region(img).bytes.data() + s.addr, d.data(), std::min<std::size_t>(d.size(), s.size));
-  }
-  code->load_base = m.memory.region(img).base;
-
   // Buffers, in argument order.
   std::vector<std::uint64_t> arg_addr(spec.args.size(), 0);
   std::vector<std::pair<std::size_t, std::size_t>> buffer_regions;  // (arg, region)
@@ -267,6 +246,30 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   const std::size_t kr = m.memory.map("the kernarg segment", kbytes, false);
   std::memcpy(m.memory.region(kr).bytes.data(), karg->data(), karg->size());
   const std::uint64_t kernarg_addr = m.memory.region(kr).base;
+
+  // The code object image: every allocated section at its address (ELF vaddr 0 = load base). Mapped after the
+  // buffers and the kernarg segment, so that their addresses — and so the kernarg bytes — do not depend on the
+  // code's size: an edited kernel (K1) runs with the same kernarg bytes as K0 (DESIGN.md "Verification policy").
+  std::uint64_t image_end = 0;
+  for (const auto& s : elf.sections())
+    if ((s.flags & 2) && s.size) image_end = std::max(image_end, s.addr + s.size);  // SHF_ALLOC
+  const std::size_t img = m.memory.map("the code object image", image_end, true);
+  {
+    // Code and read-only data (every allocated section below the first writable one) may not be written: the
+    // emulator runs predecoded instructions, so a store into .text would otherwise change nothing it could see.
+    std::uint64_t first_writable = image_end, ro_end = 0;
+    for (const auto& s : elf.sections())
+      if ((s.flags & 2) && (s.flags & 1) && s.size) first_writable = std::min(first_writable, s.addr);  // SHF_WRITE
+    for (const auto& s : elf.sections())
+      if ((s.flags & 2) && !(s.flags & 1) && s.size && s.addr + s.size <= first_writable) ro_end = std::max(ro_end, s.addr + s.size);
+    m.memory.region(img).read_only_end = ro_end;
+  }
+  for (const auto& s : elf.sections()) {
+    if (!(s.flags & 2) || s.type == 8 /* SHT_NOBITS */ || !s.size) continue;
+    const auto d = elf.data(s);
+    std::memcpy(m.memory.region(img).bytes.data() + s.addr, d.data(), std::min<std::size_t>(d.size(), s.size));
+  }
+  code->load_base = m.memory.region(img).base;
 
   // The AQL dispatch packet (HSA Platform System Architecture spec, hsa_kernel_dispatch_packet_t).
   const std::size_t pr = m.memory.map("the dispatch packet", 64, false);
@@ -401,6 +404,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
 
   EmulateResult res;
   res.kernel = ki->name;
+  res.kernarg.assign(karg->begin(), karg->end());
   res.workgroups = group_count;
   res.waves = group_count * waves_per_group;
   std::atomic<std::uint64_t> next{0}, executed{0};
