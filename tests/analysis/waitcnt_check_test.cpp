@@ -314,6 +314,27 @@ TEST(WaitcntCheck, CounterNeverHoldsMoreThanItsField) {
   EXPECT_NE(c.f[0].message.find("vmcnt(62)"), std::string::npos) << c.f[0].message;
 }
 
+
+TEST(WaitcntCheck, AFullOutOfOrderCounterProvesNothingAboutOneLoad) {
+  // lgkmcnt holds 15; 16 SMEM loads fill it, but SMEM returns out of order (MI300 ISA §4.4), so the stall at the
+  // cap says some load completed, not the first: reading s4 still needs lgkmcnt(0).
+  std::string smem = "  s_load_dword s4, s[0:1], 0x0\n";
+  for (int i = 0; i < 15; ++i)
+    smem += "  s_load_dword s" + std::to_string(10 + i) + ", s[0:1], " + std::to_string(4 * (i + 1)) + "\n";
+  smem += "  s_add_u32 s5, s4, 1\n  s_endpgm\n";
+  auto c = check(smem);
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].at, c.nth(16));
+  EXPECT_EQ(c.f[0].other, c.nth(0));
+  // A FLAT load makes vmcnt out of order too: 63 global loads after it do not retire it.
+  std::string flat = "  flat_load_dword v4, v[2:3]\n";
+  for (int i = 0; i < 63; ++i) flat += "  global_load_dword v" + std::to_string(10 + i) + ", v[2:3], off\n";
+  flat += "  v_add_u32 v5, v4, v4\n  s_endpgm\n";
+  auto f = check(flat);
+  ASSERT_FALSE(f.f.empty());
+  EXPECT_EQ(f.f[0].at, f.nth(64)) << all(f.f);
+}
+
 // ---- the per-instruction result ----------------------------------------------------------------------------------
 
 TEST(WaitcntAnalysis, RedundantWaitsAndOutstandingCounts) {

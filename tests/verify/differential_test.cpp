@@ -42,10 +42,13 @@ Element f32bits(std::uint32_t b) { return {b, std::bit_cast<float>(b)}; }
 TEST(Policy, NanMatchesOnlyNan) {
   const Element qnan = f32bits(0x7fc00000u), other_nan = f32bits(0xffc00001u);  // different sign and payload
   for (const std::optional<Tolerance>& tol : {std::optional<Tolerance>{}, std::optional<Tolerance>{Tolerance{1e30, 1}}}) {
-    EXPECT_TRUE(verify::elements_match(DType::f32, qnan, other_nan, tol));
+    EXPECT_TRUE(verify::elements_match(DType::f32, qnan, qnan, tol));
     EXPECT_FALSE(verify::elements_match(DType::f32, qnan, f32e(1.0f), tol));
     EXPECT_FALSE(verify::elements_match(DType::f32, f32e(0.0f), qnan, tol));
   }
+  // With a tolerance any NaN matches any NaN; exact means the same bits, so another sign or payload differs.
+  EXPECT_TRUE(verify::elements_match(DType::f32, qnan, other_nan, Tolerance{1e30, 1}));
+  EXPECT_FALSE(verify::elements_match(DType::f32, qnan, other_nan, std::nullopt));
 }
 
 TEST(Policy, SignedZerosDifferWhenExact) {

@@ -11,8 +11,9 @@
 
 namespace asmevo::cli {
 
-/// `asmevo check K.co [--json]`: prints each kernel's findings; exit 0 when every kernel is clean, 1 when some
-/// check found something, 2 on bad input (unreadable or unrecoverable object, usage).
+/// `asmevo check K.co [--json]`: prints each kernel's findings; exit 0 when no check found an error (warnings are
+/// printed but are not proof of a defect: analysis/findings.hpp), 1 when some did, 2 on bad input (unreadable or
+/// unrecoverable object, usage).
 int cmd_check(int argc, char** argv) {
   auto a = parse_args(argc, argv, {}, {"--json"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
@@ -22,14 +23,16 @@ int cmd_check(int argc, char** argv) {
   if (!loaded) return rc;
   auto r = verify::static_check(loaded->m);
   if (!r) return report(r.error());
-  std::size_t total = 0;
-  for (const auto& k : *r) total += k.findings.size();
+  std::size_t total = 0, errors = 0;
+  for (const auto& k : *r)
+    for (const auto& f : k.findings) ++total, errors += f.severity == analysis::Severity::error;
   if (a.opt.count("--json")) {
     using Json = nlohmann::ordered_json;
     Json out;
     out["file"] = a.pos[0];
     out["target"] = loaded->m.target_id;
     out["findings"] = total;
+    out["errors"] = errors;
     Json ks = Json::array();
     for (const auto& k : *r) {
       Json jk;
@@ -58,7 +61,7 @@ int cmd_check(int argc, char** argv) {
                   << f.message << "\n";
     }
   }
-  return total == 0 ? exit_ok : exit_negative;
+  return errors == 0 ? exit_ok : exit_negative;
 }
 
 }  // namespace asmevo::cli

@@ -24,7 +24,8 @@
 //    with that many counted events after it has completed. LLVM's output relies on this (Triton's
 //    gemm_a8w8_blockscale_fp8.gfx942 reads v24 of `global_load_ubyte v24` after 98 more global loads and no vmcnt
 //    wait), while SIInsertWaitcnts itself caps only expcnt (WaitcntBrackets::setScoreUB). This also keeps the lattice
-//    finite.
+//    finite. It holds only while the counter completes in order: with SMEM or FLAT outstanding (or LDS mixed with
+//    messages), the stall at the cap proves that some operation completed, not which, so nothing expires then.
 //  - A call (s_swappc_b64 / s_call_b64) returns with nothing outstanding (callWaitsOnFunctionReturn); s_endpgm and
 //    the end of the kernel need no wait.
 //
@@ -254,16 +255,21 @@ class WaitState {
   /// One event on counter `c` of kind `k` by item `item`, writing `defs` when it completes.
   void event(unsigned c, waitcnt_detail::Kind k, std::uint32_t item, std::span<const waitcnt_detail::SlotRange> defs) {
     using namespace waitcnt_detail;
-    // At most max_of(c) operations are ever outstanding on a counter (see the file comment), so one with that many
-    // events after it has completed.
-    const unsigned cap = max_of(c);
     for (auto& x : d_[c])
-      if (x != none) x = x + 1u >= cap ? none : static_cast<std::uint8_t>(x + 1);
+      if (x != none && x + 1u < none) x = static_cast<std::uint8_t>(x + 1);
     p_[c] = static_cast<std::uint8_t>(std::min<unsigned>(p_[c] + 1u, max_of(c)));
     d_[c][marker_base + k] = 0;
     by_[c][marker_base + k] = item;
     for (const SlotRange& r : defs)
       for (unsigned s = r.first; s < r.first + r.count; ++s) d_[c][s] = 0, by_[c][s] = item;
+    // At most max_of(c) operations are ever outstanding on a counter (see the file comment), so one with that many
+    // events after it has completed -- but only when the counter completes in order: out of order, the stall at
+    // the cap proves that SOME operation completed, not which one.
+    if (!out_of_order(c)) {
+      const unsigned cap = max_of(c);
+      for (auto& x : d_[c])
+        if (x != none && x >= cap) x = none;
+    }
   }
 
   /// s_waitcnt with count `n` on counter `c` (LLVM WaitcntBrackets::applyWaitcnt).

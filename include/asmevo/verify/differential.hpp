@@ -98,14 +98,14 @@ struct Element {
 }
 
 /// The comparison policy for one element (DESIGN.md "Verification policy"): integers compare their bit patterns;
-/// floats compare bit patterns too (so -0 and +0 differ) unless `tol` is given, then |k1 - k0| <= abs + rel * |k0|
-/// (an infinity only matches the same infinity); in both cases a NaN matches any NaN and nothing else.
+/// floats compare bit patterns too (so -0 and +0 differ, and so do NaNs of another sign or payload: the buffer may
+/// hold bit-cast data) unless `tol` is given, then |k1 - k0| <= abs + rel * |k0| (an infinity only matches the same
+/// infinity) and a NaN matches any NaN and nothing else.
 [[nodiscard]] inline bool elements_match(DType t, const Element& k0, const Element& k1,
                                          const std::optional<Tolerance>& tol) {
-  if (!dtype_is_float(t)) return k0.bits == k1.bits;
+  if (!dtype_is_float(t) || !tol) return k0.bits == k1.bits;
   const bool n0 = std::isnan(k0.value), n1 = std::isnan(k1.value);
   if (n0 || n1) return n0 && n1;
-  if (!tol) return k0.bits == k1.bits;
   if (std::isinf(k0.value) || std::isinf(k1.value)) return k0.value == k1.value;
   return std::fabs(k1.value - k0.value) <= tol->abs + tol->rel * std::fabs(k0.value);
 }
@@ -319,6 +319,7 @@ template <Executor E>
 
   if (shapes.empty()) return fail(DiagCode::usage, "the launch file holds no launch spec");
   if (opt.schedules == 0) return fail(DiagCode::usage, "schedules must be at least 1");
+  if (opt.trials && *opt.trials == 0) return fail(DiagCode::usage, "trials must be at least 1");
 
   // (a) ABI: any difference the host or runtime could see.
   {
@@ -474,12 +475,8 @@ template <Executor E>
           verdict = true;
           break;
         }
-        if (o1->kernarg != o0->kernarg)
-          return fail(DiagCode::internal, "the executor gave K0 and K1 different kernarg bytes (" + where +
-                                              "): verification needs identical launches");
-        if (o1->buffers.size() != o0->buffers.size())
-          return fail(DiagCode::internal, "the executor returned " + std::to_string(o0->buffers.size()) +
-                                              " buffers for K0 and " + std::to_string(o1->buffers.size()) + " for K1");
+        // A K1 that stopped is not equivalent, whatever the executor could still hand back (a device clears the
+        // buffers of a failed run), so this comes before the consistency checks below.
         kj["stop"] = detail::stop_json(*o1);
         if (!o1->ok()) {
           k1_runs.push_back(std::move(kj));
@@ -488,6 +485,12 @@ template <Executor E>
           verdict = true;
           break;
         }
+        if (o1->kernarg != o0->kernarg)
+          return fail(DiagCode::internal, "the executor gave K0 and K1 different kernarg bytes (" + where +
+                                              "): verification needs identical launches");
+        if (o1->buffers.size() != o0->buffers.size())
+          return fail(DiagCode::internal, "the executor returned " + std::to_string(o0->buffers.size()) +
+                                              " buffers for K0 and " + std::to_string(o1->buffers.size()) + " for K1");
         OJson bufs = OJson::array();
         const BufferComparison* first_bad = nullptr;
         std::vector<BufferComparison> cmps;
