@@ -209,14 +209,16 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   m.options = opt.run;
   m.code = &*code;
 
-  // Buffers, in argument order.
+  // Buffers, in argument order, each across a 4 GiB boundary in windows of its own (Memory::map_straddling), so
+  // that an edit that gets the high half of a 64-bit address wrong faults. Mapped first, and the kernarg segment
+  // right after them: neither depends on the code's size.
   std::vector<std::uint64_t> arg_addr(spec.args.size(), 0);
   std::vector<std::pair<std::size_t, std::size_t>> buffer_regions;  // (arg, region)
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     if (spec.args[i].kind != verify::ArgSpec::Kind::buffer) continue;
     auto bytes = verify::materialize(spec.args[i].buffer, opt.trial);
     if (!bytes) return unexpected(bytes.error());
-    const std::size_t r = m.memory.map("arg" + std::to_string(i), bytes->size(), true);
+    const std::size_t r = m.memory.map_straddling("arg" + std::to_string(i), bytes->size(), true);
     std::memcpy(m.memory.region(r).bytes.data(), bytes->data(), bytes->size());
     arg_addr[i] = m.memory.region(r).base;
     buffer_regions.emplace_back(i, r);
@@ -243,6 +245,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   // dwordx8 groups that may run past .kernarg_segment_size, which the runtime's kernarg pool makes harmless.
   std::size_t kbytes = (karg->size() + 63) & ~std::size_t{63};
   kbytes = std::max<std::size_t>(kbytes, (std::size_t{lay.preload_offset} + lay.preload_length) * 4 + 32);
+  m.memory.skip_to_next_window();
   const std::size_t kr = m.memory.map("the kernarg segment", kbytes, false);
   std::memcpy(m.memory.region(kr).bytes.data(), karg->data(), karg->size());
   const std::uint64_t kernarg_addr = m.memory.region(kr).base;
@@ -430,6 +433,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
       g.lds_dirty = 0;
       g.stop = Stop{};
       g.seq = 0;
+      g.lds_writes = g.lds_reads = 0;  // a stopped workgroup's waves left their queues behind (init_wave recycles them)
       g.rng = Rng(opt.run.seed * 0x9e3779b97f4a7c15ull + flat);
       // This thread's private slots, zeroed for every workgroup so that a run never depends on which workgroup
       // used a slot before (hardware leaves stale data; reading private memory before writing it is a kernel bug).

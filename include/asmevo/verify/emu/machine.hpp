@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -67,6 +68,13 @@ struct MemOp {
   std::array<std::uint64_t, 4> aux{};
   RegRange dst{};             ///< registers written at completion (count 0: none)
   void (*complete)(Wave&, MemOp&) = nullptr;
+  /// LDS accesses of a DS instruction, for the cross-wave race check (sem_mem.hpp lds_race_ok): which way it
+  /// touches LDS (lds_read / lds_write / lds_atomic bits; 0 for every other op), and where: lane l in `exec`
+  /// accesses `lds_bytes` at addr[l] + aux[h] for h < lds_noffs.
+  static constexpr std::uint8_t lds_read = 1, lds_write = 2, lds_atomic = 4;
+  std::uint8_t lds = 0;
+  std::uint8_t lds_noffs = 0;
+  std::uint16_t lds_bytes = 0;
 };
 
 /// A workgroup in flight: its LDS, its waves and their scheduler.
@@ -80,6 +88,10 @@ struct Workgroup {
   Rng rng;
   Stop stop;                  ///< the first stop of this workgroup (kind none while it runs cleanly)
   std::uint64_t seq = 0;      ///< MemOp sequence numbers
+  /// Outstanding DS operations of all waves that write (lds_writes) or read (lds_reads) LDS (MemOp::lds; an atomic
+  /// counts in both): zero in both is the fast path of the cross-wave LDS race check (sem_mem.hpp lds_race_ok).
+  /// Maintained by issue() and detail::finish(); reset with `seq` when the workgroup starts.
+  std::uint32_t lds_writes = 0, lds_reads = 0;
   /// Device address of each wave's private (scratch) slot, by wave index (empty: the launch maps no private
   /// memory). Set when the workgroup starts; see detail/mem_private.hpp.
   std::vector<std::uint64_t> private_base;
@@ -185,6 +197,7 @@ inline void set_bit(std::uint64_t* bits, unsigned i, bool on) noexcept {
   m->mask = 0;
   m->dst = {};
   m->complete = nullptr;
+  m->lds = 0;
   w.queue.push_back(std::move(m));
   return *w.queue.back();
 }
@@ -209,6 +222,10 @@ inline void finish(Wave& w, std::size_t qi) {
   --w.outstanding;
   w.vm_count -= m->counter != MemOp::Counter::lgkm;
   w.lgkm_count -= m->counter != MemOp::Counter::vm;
+  if (m->lds) {
+    w.group->lds_writes -= (m->lds & MemOp::lds_write) != 0;
+    w.group->lds_reads -= (m->lds & MemOp::lds_read) != 0;
+  }
   // The destination becomes readable; a later op to the same registers keeps its own mark.
   for (unsigned k = 0; k < m->dst.count; ++k) {
     const unsigned r = m->dst.first + k;
@@ -229,6 +246,10 @@ inline void issue(Wave& w) {
   ++w.outstanding;
   w.vm_count += m.counter != MemOp::Counter::lgkm;
   w.lgkm_count += m.counter != MemOp::Counter::vm;
+  if (m.lds) {
+    w.group->lds_writes += (m.lds & MemOp::lds_write) != 0;
+    w.group->lds_reads += (m.lds & MemOp::lds_read) != 0;
+  }
   // vpending_by/spending_by hold the low 32 bits of the op's sequence number (InstId is a 32-bit value).
   detail::mark_dst(w, m.dst, static_cast<std::uint32_t>(m.seq));
   if (w.machine->options.completion == Completion::eager) detail::finish(w, w.queue.size() - 1);
@@ -447,25 +468,58 @@ inline void step(Wave& w) {
                                            std::to_string(w.machine->options.instruction_limit) + "); a hang?");
 }
 
+namespace detail {
+/// Whether `w` has a DS operation outstanding (MemOp::lds).
+[[nodiscard]] inline bool has_lds_outstanding(const Wave& w) noexcept {
+  if (w.lgkm_count == 0) return false;
+  for (const auto& q : w.queue)
+    if (q->lds) return true;
+  return false;
+}
+}  // namespace detail
+
 /// Runs a workgroup's waves to completion with a seeded interleaving: the scheduler picks a runnable wave at
 /// random and runs it for a random quantum; s_barrier parks a wave until every wave that has not ended arrives.
+/// Under adversarial completion, a wave that leaves a barrier with LDS operations still outstanding (no s_waitcnt
+/// lgkmcnt before the s_barrier) is held back until every other wave has ended or reached a barrier again (when
+/// every wave has some outstanding, one seeded choice goes first): the legal schedule in which its LDS writes land,
+/// and its LDS reads sample, as late as possible, so that another wave touching those bytes meets them outstanding
+/// (sem_mem.hpp lds_race_ok) instead of the wave's next s_waitcnt hiding the race. Correct kernels only run in a different (legal) order; a wave spinning on a flag that a held
+/// wave would set hits the instruction limit (no compiled kernel of the corpus does that).
 inline void run_workgroup(Workgroup& g, const Machine& m) {
   std::vector<Wave*> live;
   for (auto& w : g.waves) {
     w->stop = &g.stop;
     live.push_back(w.get());
   }
+  const bool hold = m.options.completion == Completion::adversarial;
+  std::uint32_t held = 0;  // bit i: live[i] is held back after a barrier
   while (g.stop.kind == Stop::Kind::none) {
     std::array<Wave*, 16> runnable{};
-    unsigned nr = 0, alive = 0;
-    for (Wave* w : live) {
+    unsigned nr = 0, alive = 0, nheld = 0;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      Wave* w = live[i];
       if (w->ended) continue;
       ++alive;
-      if (!w->at_barrier && nr < runnable.size()) runnable[nr++] = w;
+      if (w->at_barrier) continue;
+      if ((held >> i) & 1) ++nheld;
+      else if (nr < runnable.size()) runnable[nr++] = w;
     }
     if (alive == 0) break;
+    if (nr == 0 && nheld) {  // every other wave has ended or waits at a barrier: the held waves go on
+      held = 0;
+      continue;
+    }
     if (nr == 0) {  // everyone still running waits at the barrier: release it
-      for (Wave* w : live) w->at_barrier = false;
+      for (std::size_t i = 0; i < live.size(); ++i) {
+        live[i]->at_barrier = false;
+        if (hold && i < 32 && !live[i]->ended && detail::has_lds_outstanding(*live[i])) held |= 1u << i;
+      }
+      if (held && std::popcount(held) == static_cast<int>(alive)) {  // all of them: one (seeded) goes first
+        std::uint32_t pick = g.rng.below(alive), rest = held;
+        while (pick--) rest &= rest - 1;
+        held &= ~(rest & (0u - rest));
+      }
       continue;
     }
     Wave& w = *runnable[g.rng.below(nr)];

@@ -30,9 +30,10 @@ struct MemoryFault {
 };
 
 /// Device address space of one launch. Regions are laid out at increasing addresses from `first_address`, each
-/// aligned to 4 KiB and surrounded by `guard` unbacked bytes (so two buffers are never adjacent: an access that
-/// runs off the end of one never lands in the next). Placement is deterministic: the same sequence of `map`
-/// calls gives the same addresses, so K0 and K1 see identical pointers.
+/// aligned to 4 KiB (map) or placed across a 4 GiB boundary (map_straddling), and surrounded by `guard` unbacked
+/// bytes (so two buffers are never adjacent: an access that runs off the end of one never lands in the next).
+/// Placement is deterministic: the same sequence of calls gives the same addresses, so K0 and K1 see identical
+/// pointers.
 class Memory {
  public:
   static constexpr std::uint64_t first_address = 0x0000'1000'0000'0000ull;
@@ -51,6 +52,37 @@ class Memory {
     regions_.push_back(std::move(r));
     return regions_.size() - 1;
   }
+  /// Maps `size` zeroed bytes for a buffer argument so that it straddles a 4 GiB boundary: the region starts in a
+  /// 4 GiB window (address bits 63:32) that no earlier region touches, about half of it below the boundary and the
+  /// rest above, so every buffer has high dwords of its own and a 64-bit address computation that mixes up the high
+  /// halves of two pointers, or drops the carry from the low half (v_add_co_u32 without its v_addc_co_u32), lands
+  /// in a guard or unmapped memory instead of in the right bytes by luck. Real allocations can sit anywhere (hipMalloc
+  /// promises only alignment), so a correct kernel runs the same. The base stays 256-byte aligned (the alignment
+  /// hipMalloc guarantees, HIP Programming Guide "Memory allocation") when at least 256 bytes lie below the boundary;
+  /// a buffer under 512 bytes keeps 16-byte alignment (what Triton's pointer specialization assumes, tt.divisibility
+  /// = 16), and one under 32 bytes starts at the boundary. Deterministic like map(): the same calls give the same
+  /// addresses. Returns the region index.
+  std::size_t map_straddling(std::string name, std::uint64_t size, bool writable, std::uint64_t guard = default_guard) {
+    constexpr std::uint64_t window = 1ull << 32;
+    std::uint64_t below = (size / 2) & ~std::uint64_t{255};
+    if (below == 0) below = (size / 2) & ~std::uint64_t{15};
+    // The first boundary that leaves the guard and the low part inside a window no earlier region reaches.
+    const std::uint64_t fresh = align_up(next_, window);
+    const std::uint64_t boundary = align_up(fresh + guard + below, window);
+    Region r;
+    r.name = std::move(name);
+    r.guard = guard;
+    r.base = boundary - below;
+    r.size = size;
+    r.writable = writable;
+    r.bytes.assign(static_cast<std::size_t>(size), std::byte{0});
+    next_ = r.base + std::max<std::uint64_t>(size, 1) + guard;
+    regions_.push_back(std::move(r));
+    return regions_.size() - 1;
+  }
+  /// Makes the next region start in a 4 GiB window of its own (after buffers placed by map_straddling).
+  void skip_to_next_window() noexcept { next_ = align_up(next_, 1ull << 32); }
+
   [[nodiscard]] Region& region(std::size_t i) noexcept { return regions_[i]; }
   [[nodiscard]] const Region& region(std::size_t i) const noexcept { return regions_[i]; }
   [[nodiscard]] const std::vector<Region>& regions() const noexcept { return regions_; }

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "asmevo/verify/emu/detail/mem_access.hpp"
 #include "asmevo/verify/emu/detail/mem_atomic.hpp"
@@ -815,6 +818,95 @@ struct LdsDmaSpan {
   return true;
 }
 
+/// [lo, hi) of the LDS bytes a DS MemOp accesses: its lanes in `exec`, each at addr[l] + aux[h] for h < lds_noffs.
+[[nodiscard]] inline std::pair<std::uint64_t, std::uint64_t> lds_span(const MemOp& m) noexcept {
+  std::uint64_t lo = ~0ull, hi = 0;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    for (unsigned h = 0; h < m.lds_noffs; ++h) {
+      const std::uint64_t a = m.addr[l] + m.aux[h];
+      lo = std::min(lo, a);
+      hi = std::max(hi, a + m.lds_bytes);
+    }
+  }
+  return {lo, hi};
+}
+
+/// The slow part of lds_race_ok: some wave of the workgroup has an LDS access outstanding that could conflict.
+[[gnu::noinline]] inline bool lds_race_scan(Wave& w, const Op& op, const MemOp& m) {
+  std::uint64_t lo = 1, hi = 0;  // m's span, computed when a candidate shows up
+  for (const auto& wp : w.group->waves) {
+    const Wave& o = *wp;
+    if (&o == &w || o.lgkm_count == 0) continue;  // one wave's DS operations complete in order
+    for (const auto& qp : o.queue) {
+      const MemOp& q = *qp;
+      const bool reads_pending_write = (m.lds & MemOp::lds_read) && (q.lds & MemOp::lds_write);
+      const bool overwrites_pending_read = (m.lds & MemOp::lds_write) && (q.lds & MemOp::lds_read);
+      if (!reads_pending_write && !overwrites_pending_read) continue;
+      if ((m.lds & MemOp::lds_atomic) && (q.lds & MemOp::lds_atomic)) continue;  // atomics on the same bytes commute
+      if (!q.exec || !m.exec) continue;
+      if (lo > hi) std::tie(lo, hi) = lds_span(m);
+      const auto [qlo, qhi] = lds_span(q);
+      if (hi <= qlo || lo >= qhi) continue;  // the usual case: another part of LDS
+      for (LaneMask e = m.exec; e; e &= e - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+        for (unsigned h = 0; h < m.lds_noffs; ++h) {
+          const std::uint64_t a = m.addr[l] + m.aux[h], a_end = a + m.lds_bytes;
+          if (a_end <= qlo || a >= qhi) continue;
+          for (LaneMask f = q.exec; f; f &= f - 1) {
+            const unsigned j = static_cast<unsigned>(std::countr_zero(f));
+            for (unsigned k = 0; k < q.lds_noffs; ++k) {
+              const std::uint64_t b = q.addr[j] + q.aux[k], b_end = b + q.lds_bytes;
+              if (a_end <= b || a >= b_end) continue;
+              const std::uint64_t x = std::max(a, b), y = std::min(a_end, b_end);
+              Stop st;
+              st.kind = Stop::Kind::waitcnt;
+              st.inst = op.id;
+              st.other = q.op->id;
+              st.has_other = true;
+              st.lane = static_cast<std::int32_t>(l);
+              st.address = x;
+              st.message = "i" + std::to_string(op.id.value) + " " + std::string(op.mnemonic()) + " (wave " +
+                           std::to_string(w.wave_id) + ", lane " + std::to_string(l) + ") " +
+                           (reads_pending_write ? "reads" : "overwrites") + " LDS bytes [" + hex64(x) + ", " +
+                           hex64(y) + ") that i" + std::to_string(q.op->id.value) + " " +
+                           std::string(q.op->mnemonic()) + " of wave " + std::to_string(o.wave_id) + " has not " +
+                           (reads_pending_write ? "completed" : "read yet") + " (wave " + std::to_string(o.wave_id) +
+                           " needs an s_waitcnt lgkmcnt before the s_barrier)";
+              w.stop_with(std::move(st));
+              return false;
+            }
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/// Records how DS MemOp `m` (addresses and offsets filled, not yet issued) touches LDS — `kind` is a MemOp::lds_*
+/// combination, lane l accesses `bytes` at m.addr[l] + m.aux[h] for h < noffs — and checks it against the DS
+/// operations other waves of the workgroup still have outstanding. LDS writes land, and LDS reads sample, only when
+/// lgkmcnt covers them; one wave's DS operations complete in order (MI300 ISA §4.4 "S_WAITCNT": LDS instructions
+/// return in the order issued), but nothing orders them against another wave's. So a wave that reads bytes another
+/// wave's outstanding ds_write (or DS atomic) covers, or writes bytes another wave's outstanding ds_read has not read
+/// yet, depends on a timing the ISA does not promise: the writer (reader) needed s_waitcnt lgkmcnt before the
+/// s_barrier that orders the two (s_barrier itself waits for nothing: LLVM emits that s_waitcnt itself on targets
+/// without the auto-waitcnt-before-barrier feature, which no gfx9 CDNA target has, SIInsertWaitcnts / test
+/// waitcnt-before-barrier; AMDGPUUsage memory model: a workgroup-scope release waits lgkmcnt(0) for LDS). That stops
+/// the run with a waitcnt violation naming both (false). Two atomics on the same bytes are no conflict, nor are two
+/// writes (a race, but not one a waitcnt fixes). Conservative: a spin loop in which one wave polls an LDS flag that
+/// another is storing stops here although the hardware would just poll again (no compiled kernel of the corpus does
+/// that). Fast path: no DS operation of the conflicting direction outstanding in the workgroup (Workgroup::lds_*).
+[[nodiscard]] inline bool lds_race_ok(Wave& w, const Op& op, MemOp& m, std::uint8_t kind, unsigned noffs, unsigned bytes) {
+  m.lds = kind;
+  m.lds_noffs = static_cast<std::uint8_t>(noffs);
+  m.lds_bytes = static_cast<std::uint16_t>(bytes);
+  const Workgroup& g = *w.group;
+  const std::uint32_t pending = ((kind & MemOp::lds_read) ? g.lds_writes : 0u) | ((kind & MemOp::lds_write) ? g.lds_reads : 0u);
+  return pending == 0 || lds_race_scan(w, op, m);
+}
+
 /// Bytes one lane writes to LDS. Byte, short and dword loads write one dword each: their lanes are 4 bytes apart
 /// (AMDGPUUsage "AMDGPU DMA Operations": "offset by 4 * lane_id bytes for sizes up to 4 bytes") and the value is
 /// "extended to 32 bit" (Triton AMD backend TargetInfo::supportsDirectToLdsLoadBitWidth, which keeps 8- and 16-bit
@@ -1101,7 +1193,10 @@ inline void ds_read(Wave& w, const Op& op) {
   m.exec = w.exec();
   ds_addresses(w, op, m);
   m.aux[0] = op.imm(Name::offset) & 0xffffu;
-  if (!lds_dma_read_ok(w, op, m, &m.aux[0], 1, ld_bytes(K))) { abandon_memop(w); return; }
+  if (!lds_dma_read_ok(w, op, m, &m.aux[0], 1, ld_bytes(K)) || !lds_race_ok(w, op, m, MemOp::lds_read, 1, ld_bytes(K))) {
+    abandon_memop(w);
+    return;
+  }
   m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(ld_dwords(K))};
   m.complete = &ds_read_done<K>;
   issue(w);
@@ -1125,6 +1220,7 @@ inline void ds_write(Wave& w, const Op& op) {
   m.exec = w.exec();
   ds_addresses(w, op, m);
   m.aux[0] = op.imm(Name::offset) & 0xffffu;
+  if (!lds_race_ok(w, op, m, MemOp::lds_write, 1, st_bytes(K))) { abandon_memop(w); return; }
   capture(w, op.at(Name::data0), m, st_dwords(K));
   m.complete = &ds_write_done<K>;
   issue(w);
@@ -1161,7 +1257,7 @@ inline void ds_read2(Wave& w, const Op& op) {
   m.exec = w.exec();
   ds_addresses(w, op, m);
   ds_offsets2<B, St64>(op, m);
-  if (!lds_dma_read_ok(w, op, m, &m.aux[0], 2, B)) { abandon_memop(w); return; }
+  if (!lds_dma_read_ok(w, op, m, &m.aux[0], 2, B) || !lds_race_ok(w, op, m, MemOp::lds_read, 2, B)) { abandon_memop(w); return; }
   m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(2 * B / 4)};
   m.complete = &ds_read2_done<B>;
   issue(w);
@@ -1188,6 +1284,7 @@ inline void ds_write2(Wave& w, const Op& op) {
   m.exec = w.exec();
   ds_addresses(w, op, m);
   ds_offsets2<B, St64>(op, m);
+  if (!lds_race_ok(w, op, m, MemOp::lds_write, 2, B)) { abandon_memop(w); return; }
   capture(w, op.at(Name::data0), m, B / 4, 0);
   capture(w, op.at(Name::data1), m, B / 4, B / 4);
   m.complete = &ds_write2_done<B>;
@@ -1217,6 +1314,7 @@ inline void ds_wrxchg2(Wave& w, const Op& op) {
   m.exec = w.exec();
   ds_addresses(w, op, m);
   ds_offsets2<B, St64>(op, m);
+  if (!lds_race_ok(w, op, m, MemOp::lds_read | MemOp::lds_write | MemOp::lds_atomic, 2, B)) { abandon_memop(w); return; }
   capture(w, op.at(Name::data0), m, B / 4, 0);
   capture(w, op.at(Name::data1), m, B / 4, B / 4);
   m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(2 * B / 4)};
@@ -1248,6 +1346,7 @@ inline void ds_atomic(Wave& w, const Op& op) {
   m.exec = w.exec();
   ds_addresses(w, op, m);
   m.aux[0] = op.imm(Name::offset) & 0xffffu;
+  if (!lds_race_ok(w, op, m, MemOp::lds_read | MemOp::lds_write | MemOp::lds_atomic, 1, B)) { abandon_memop(w); return; }
   if constexpr (atom_has_cmp(A)) {
     capture(w, op.at(CmpFirst ? Name::data1 : Name::data0), m, B / 4, 0);
     capture(w, op.at(CmpFirst ? Name::data0 : Name::data1), m, B / 4, B / 4);
@@ -1332,7 +1431,8 @@ inline void ds_read_tr(Wave& w, const Op& op) {
   m.exec = w.exec();
   for (unsigned l = 0; l < wave_lanes; ++l) m.addr[l] = a[l] + off;
   static constexpr std::uint64_t no_offset = 0;
-  if (!lds_dma_read_ok(w, op, m, &no_offset, 1, 8)) { abandon_memop(w); return; }
+  m.aux[0] = 0;  // the offset is in addr already
+  if (!lds_dma_read_ok(w, op, m, &no_offset, 1, 8) || !lds_race_ok(w, op, m, MemOp::lds_read, 1, 8)) { abandon_memop(w); return; }
   m.dst = {true, static_cast<std::uint16_t>(d.index), 2};
   m.complete = &ds_read_tr_done<B>;
   issue(w);
