@@ -154,8 +154,79 @@ TEST(HazardCheck, ValuSaluRuleFamilies) {
        "v_mov_b32_sdwa v1, v0 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:DWORD", "v_add_u32_e32 v2, v1, v1", 1},
       // DOT result read by another VALU: 3 (LLVM checkMAIVALUHazards DotWriteDifferentVALURead).
       {"dot_write_valu_read", Target::gfx942, "v_dot2_f32_f16 v2, v0, v1, v2", "v_add_f32_e32 v3, v2, v2", 3},
+      // gfx940+: an SGPR/VCC a VALU wrote, read as a lane mask or carry-in: 2, as LLVM pads it (checkVALUHazards,
+      // hasVDecCoExecHazard: every explicit SGPR use and readsRegister(VCC); VALUWriteSGPRVALUReadWaitstates = 2).
+      // The Triton pattern: attn_fwd_causal_f16_d64.gfx950 `v_cmp_le_u32_e32 vcc ; s_nop 1 ; v_cndmask_b32_e32 .. vcc`.
+      {"valu_sgpr_valu_mask_read", Target::gfx950, "v_cmp_le_u32_e32 vcc, v0, v1", "v_cndmask_b32_e32 v2, v0, v1, vcc",
+       2},
+      {"valu_sgpr_valu_mask_read", Target::gfx942, "v_cmp_gt_u32_e64 s[0:1], v0, v1",
+       "v_cndmask_b32_e64 v2, v0, v1, s[0:1]", 2},
+      {"valu_sgpr_valu_mask_read", Target::gfx942, "v_add_co_u32_e32 v2, vcc, v0, v1",
+       "v_addc_co_u32_e32 v3, vcc, v0, v1, vcc", 2},
   };
   for (const Case& c : cases) check_case(c);
+}
+
+TEST(HazardCheck, XnackSoftClauses) {
+  // LLVM GCNHazardRecognizer::checkSoftClauseHazards (XNACK on or any; the snippets declare no target id, which is
+  // "any"): back-to-back VMEM (or SMEM) instructions form a soft clause; one whose write meets a member's read, or a
+  // store after a member that writes, needs a break: 1 wait state (s_nop 0).
+  const Case cases[] = {
+      // The Triton pattern (attn_fwd_causal_f16_d64.gfx90a): a load overwriting the address of the load before it.
+      {"xnack_soft_clause", Target::gfx90a, "global_load_ushort v72, v[56:57], off",
+       "global_load_ushort v56, v[4:5], off", 1},
+      // A load reading what the load before it writes.
+      {"xnack_soft_clause", Target::gfx942, "global_load_dword v4, v[0:1], off", "global_load_dword v6, v[4:5], off",
+       1},
+      // A load overwriting its own address, after another member that writes.
+      {"xnack_soft_clause", Target::gfx942, "global_load_dword v8, v[2:3], off", "global_load_dword v0, v[0:1], off",
+       1},
+      // SMEM: the kernarg pointer overwritten by the last load of a clause.
+      {"xnack_soft_clause", Target::gfx942, "s_load_dwordx2 s[4:5], s[0:1], 0x0", "s_load_dwordx2 s[0:1], s[0:1], 0x8",
+       1},
+      // A store after a load.
+      {"xnack_soft_clause", Target::gfx950, "global_load_dword v2, v[0:1], off", "global_store_dword v[4:5], v6, off",
+       1},
+  };
+  for (const Case& c : cases) check_case(c);
+  const Target t = Target::gfx942;
+  // Independent members, stores after stores, and different kinds back to back are no clause hazard.
+  for (const char* text : {"global_load_dword v4, v[0:1], off\n\tglobal_load_dword v5, v[2:3], off",
+                           "global_store_dword v[0:1], v4, off\n\tglobal_store_dword v[0:1], v5, off",
+                           "global_load_dword v4, v[0:1], off\n\ts_load_dword s0, s[0:1], 0x0",
+                           "s_load_dword s2, s[0:1], 0x0\n\tglobal_load_dword v0, v[0:1], off"}) {
+    auto s = parse(std::string("\t") + text + "\n\ts_endpgm\n", t);
+    ASSERT_TRUE(s);
+    const Findings fs = check(*s, t);
+    EXPECT_TRUE(fs.empty()) << text << "\n" << dump(fs);
+  }
+  // LLVM compares with the last 5 emitted instructions (MaxLookAhead without AGPR0): a conflict with the 5th member
+  // back is reported, with the 6th not.
+  auto clause = [](int between) {
+    std::string s = "\tglobal_load_dword v10, v[0:1], off\n";
+    for (int k = 0; k < between; ++k) s += "\tglobal_load_dword v" + std::to_string(20 + k) + ", v[2:3], off\n";
+    return s + "\tglobal_load_dword v0, v[4:5], off\n\ts_endpgm\n";
+  };
+  auto near = parse(clause(4), t);
+  ASSERT_TRUE(near);
+  Findings fs = check(*near, t);
+  ASSERT_EQ(fs.size(), 1u) << dump(fs);
+  EXPECT_EQ(fs[0].rule, "hazard:xnack_soft_clause");
+  EXPECT_EQ(fs[0].at, near->ids[5]);
+  EXPECT_EQ(fs[0].other, near->ids[0]);
+  auto far = parse(clause(5), t);
+  ASSERT_TRUE(far);
+  EXPECT_TRUE(check(*far, t).empty()) << dump(check(*far, t));
+  // With XNACK off in the target id there are no soft-clause hazards; on or any, there are.
+  for (const char* id : {"gfx942:xnack-", "gfx942:xnack+", "gfx942"}) {
+    auto s = parse(std::string("\t.amdgcn_target \"amdgcn-amd-amdhsa--") + id +
+                       "\"\n\tglobal_load_dword v4, v[0:1], off\n\tglobal_load_dword v0, v[0:1], off\n\ts_endpgm\n",
+                   t);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(analysis::program_xnack(s->p), std::string_view(id) != "gfx942:xnack-") << id;
+    fs = analysis::check_hazards(s->p);
+    EXPECT_EQ(fs.empty(), std::string_view(id) == "gfx942:xnack-") << id << "\n" << dump(fs);
+  }
 }
 
 TEST(HazardCheck, MfmaRuleFamilies) {
@@ -223,13 +294,10 @@ TEST(HazardCheck, NearestWriterHidesOlderOne) {
   EXPECT_NE(fs[0].message.find("requires 18:"), std::string::npos) << fs[0].message;
 }
 
-TEST(HazardCheck, CarryInAndDppNonDppSourceAreExempt) {
-  // MI300 ISA (CDNA3) §4.5 Table 11: an SGPR/VCC a VALU wrote needs no wait states when read as carry-in or lane
-  // mask, and the VGPR rule of DPP covers only the DPP source (src0).
-  for (const char* text : {"v_add_co_u32_e32 v2, vcc, v0, v1\n\tv_addc_co_u32_e32 v3, vcc, v0, v1, vcc",
-                           "v_cmp_gt_u32_e64 s[0:1], v0, v1\n\tv_cndmask_b32_e64 v2, v0, v1, s[0:1]",
-                           "v_cmp_eq_u32_e32 vcc, 0, v0\n\tv_cndmask_b32_e32 v2, v0, v1, vcc",
-                           "v_mov_b32_e32 v1, v0\n\tv_add_f32_dpp v2, v3, v1 quad_perm:[1,0,3,2] row_mask:0xf "
+TEST(HazardCheck, DppNonDppSourceIsExempt) {
+  // MI300 ISA (CDNA3) §4.5 Table 11: the VGPR rule of DPP covers only the DPP source (src0). (A carry-in or lane
+  // mask, which the table also exempts, follows LLVM: valu_sgpr_valu_mask_read, in ValuSaluRuleFamilies.)
+  for (const char* text : {"v_mov_b32_e32 v1, v0\n\tv_add_f32_dpp v2, v3, v1 quad_perm:[1,0,3,2] row_mask:0xf "
                            "bank_mask:0xf"}) {
     auto s = parse(std::string("\t") + text + "\n", Target::gfx942);
     ASSERT_TRUE(s);
@@ -579,7 +647,8 @@ TEST(HazardCheck, AiterCorpusSummary) {
       // and read by VMEM, a DPP source written just before); a new class needs a new investigation.
       EXPECT_TRUE(fd.rule == "hazard:xdl_write_valu_mem_read" || fd.rule == "hazard:xdl_write_valu_write" ||
                   fd.rule == "hazard:valu_sgpr_valu_read" || fd.rule == "hazard:valu_sgpr_vmem" ||
-                  fd.rule == "hazard:vgpr_write_dpp_read")
+                  fd.rule == "hazard:vgpr_write_dpp_read" || fd.rule == "hazard:valu_sgpr_valu_mask_read" ||
+                  fd.rule == "hazard:xnack_soft_clause")
           << f << ": " << fd.message;
       if (sites.emplace(fd.rule, fd.at.value).second) ++per_target[std::string(to_string(p.target))][fd.rule];
       if (std::getenv("ASMEVO_HAZARD_VERBOSE"))

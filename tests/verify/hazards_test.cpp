@@ -148,8 +148,48 @@ TEST(Hazards, ValuSaluRules) {
        "v_mov_b32_sdwa v1, v0 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:DWORD", "v_add_u32_e32 v2, v1, v1", 1},
       // DOT result read by another VALU: 3 (LLVM checkMAIVALUHazards DotWriteDifferentVALURead).
       {"dot_write_valu_read", Target::gfx942, 0, "", "v_dot2_f32_f16 v2, v0, v1, v2", "v_add_f32_e32 v3, v2, v2", 3},
+      // gfx940+: an SGPR/VCC a VALU wrote, read as a lane mask or carry-in: 2 (LLVM checkVALUHazards,
+      // hasVDecCoExecHazard: explicit SGPR uses and readsRegister(VCC), VALUWriteSGPRVALUReadWaitstates = 2).
+      {"valu_sgpr_valu_mask_read", Target::gfx950, 0, "", "v_cmp_le_u32_e32 vcc, v0, v1",
+       "v_cndmask_b32_e32 v2, v0, v1, vcc", 2},
+      {"valu_sgpr_valu_mask_read", Target::gfx942, 0, "", "v_cmp_gt_u32_e64 s[0:1], v0, v1",
+       "v_cndmask_b32_e64 v2, v0, v1, s[0:1]", 2},
+      {"valu_sgpr_valu_mask_read", Target::gfx942, 0, "", "v_add_co_u32_e32 v2, vcc, v0, v1",
+       "v_addc_co_u32_e32 v3, vcc, v0, v1, vcc", 2},
+      // XNACK soft clauses (LLVM checkSoftClauseHazards; a snippet's target has XNACK "any"): a load overwriting the
+      // address the load before it read needs a break of 1 (s_nop 0); so does a store after a load.
+      {"xnack_soft_clause", Target::gfx90a, 0, "", "global_load_dword v2, v[0:1], off",
+       "global_load_dword v1, v[0:1], off\n\ts_waitcnt vmcnt(0)", 1, global_buffer},
+      {"xnack_soft_clause", Target::gfx942, 0, "", "global_load_dword v2, v[0:1], off",
+       "global_load_dword v0, v[0:1], off\n\ts_waitcnt vmcnt(0)", 1, global_buffer},
+      {"xnack_soft_clause", Target::gfx950, 0, "", "global_load_dword v2, v[0:1], off",
+       "global_store_dword v[0:1], v3, off\n\ts_waitcnt vmcnt(0)", 1, global_buffer},
   };
   for (const Case& c : cases) check_case(c);
+}
+
+TEST(Hazards, SoftClauseOnlyWithXnack) {
+  // A target id with xnack- has no soft-clause hazard (LLVM checkSoftClauseHazards returns 0 unless
+  // isXNACKEnabled); XNACK on or any stops the same code at the second load.
+  const std::string text = "\tglobal_load_dword v2, v[0:1], off\n\tglobal_load_dword v1, v[0:1], off\n"
+                           "\ts_waitcnt vmcnt(0)\n";
+  for (const bool xnack : {true, false}) {
+    HzRun r;
+    r.s = emu::test::make_snippet(text, Target::gfx942);
+    ASSERT_TRUE(r.s);
+    r.table = build_hazard_table(r.s->code, Target::gfx942, xnack);
+    r.state.reset(&r.table);
+    r.s->wave().hazards = &r.state;
+    r.s->machine.hooks.before = &hazard_check;
+    global_buffer(*r.s);
+    r.stop = r.s->run();
+    EXPECT_EQ(r.stop.kind, xnack ? Stop::Kind::hazard : Stop::Kind::none) << xnack << ": " << r.stop.message;
+    if (xnack) {
+      EXPECT_EQ(r.stop.inst, r.id(1));
+      EXPECT_EQ(r.stop.other, r.id(0));
+      EXPECT_NE(r.stop.message.find("xnack_soft_clause"), std::string::npos) << r.stop.message;
+    }
+  }
 }
 
 TEST(Hazards, RulesOfOtherTargetsDoNotFire) {
@@ -162,12 +202,9 @@ TEST(Hazards, RulesOfOtherTargetsDoNotFire) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->stop.kind, Stop::Kind::none) << text << ": " << r->stop.message;
   }
-  // A carry-in or a lane mask written by a VALU needs no wait states on gfx942 (MI300 ISA §4.5 Table 11: "VALU reads
-  // SGPR as carry-in: 0"), nor does a DPP instruction's non-DPP source.
-  for (const char* text : {"v_add_co_u32_e32 v2, vcc, v0, v1\n\tv_addc_co_u32_e32 v3, vcc, v0, v1, vcc",
-                           "v_cmp_gt_u32_e64 s[0:1], v0, v1\n\tv_cndmask_b32_e64 v2, v0, v1, s[0:1]",
-                           "v_cmp_eq_u32_e32 vcc, 0, v0\n\tv_cndmask_b32_e32 v2, v0, v1, vcc",
-                           "v_mov_b32_e32 v1, v0\n\tv_add_f32_dpp v2, v3, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf"}) {
+  // A DPP instruction's non-DPP source needs no wait states on gfx942 (MI300 ISA §4.5 Table 11). (A carry-in or
+  // lane mask, which the table also exempts, follows LLVM: valu_sgpr_valu_mask_read in ValuSaluRules.)
+  for (const char* text : {"v_mov_b32_e32 v1, v0\n\tv_add_f32_dpp v2, v3, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf"}) {
     auto c = run_hz(std::string("\t") + text + "\n", Target::gfx942);
     ASSERT_TRUE(c);
     EXPECT_EQ(c->stop.kind, Stop::Kind::none) << text << ": " << c->stop.message;

@@ -294,6 +294,105 @@ struct Hit {
 
 }  // namespace hazard_detail
 
+namespace hazard_detail {
+
+/// The soft-clause findings (analysis::soft_clause_hazard, LLVM checkSoftClauseHazards) of the reachable blocks
+/// `order` of `g`: for each SMEM or VMEM/FLAT instruction, every path backwards through the instructions issued
+/// directly before it (the block above it, then the last instruction of each reachable predecessor, and so on while
+/// they are of its clause kind) gives one clause; one that breaks LLVM's condition is a Finding
+/// "hazard:xnack_soft_clause" at the instruction, `other` = the member it conflicts with (the nearest member that
+/// writes, for a store). A clause that reaches the kernel entry ends there. As in LLVM only the nearest
+/// soft_clause_window members count (19 when the kernel names a0, else 5).
+inline void check_soft_clauses(const Program& p, const Cfg& g, std::span<const std::uint32_t> order,
+                               const std::vector<std::uint8_t>& reachable, const std::vector<HazardFacts>& facts,
+                               Findings& out) {
+  bool a0 = false;
+  for (const std::uint32_t blk : order)
+    for (const std::size_t i : g.blocks[blk].insts) a0 = a0 || uses_a0(facts[i]);
+  const std::size_t max_members = soft_clause_window(a0);
+  struct Path {
+    std::uint32_t block, pos;          // continue above instruction `pos` of `block`
+    std::vector<std::size_t> members;  // item indices, nearest first
+  };
+  for (const std::uint32_t blk : order) {
+    const auto& insts = g.blocks[blk].insts;
+    for (std::uint32_t k = 0; k < insts.size(); ++k) {
+      const std::size_t ci = insts[k];
+      const HazardFacts& c = facts[ci];
+      const ClauseKind kind = soft_clause_kind(c);
+      if (kind == ClauseKind::none) continue;
+      std::vector<Path> stack{Path{blk, k, {}}};
+      std::size_t partner = ~std::size_t{0};
+      std::size_t guard = 0;
+      while (!stack.empty() && partner == ~std::size_t{0} && ++guard < 4096) {
+        Path w = std::move(stack.back());
+        stack.pop_back();
+        bool open = true;
+        for (std::uint32_t j = w.pos; j-- > 0;) {
+          const std::size_t mi = g.blocks[w.block].insts[j];
+          if (soft_clause_kind(facts[mi]) != kind || w.members.size() >= max_members) {
+            open = false;
+            break;
+          }
+          w.members.push_back(mi);
+        }
+        if (open && w.members.size() < max_members) {
+          // The top of the block: the clause goes on into each reachable predecessor whose last instruction is of
+          // its kind (a fall-through; a branch is an SALU and ends it). Only the longest paths are evaluated: a
+          // clause's condition only grows with its members.
+          bool more = false;
+          for (const std::uint32_t pb : g.pred[w.block]) {
+            if (!reachable[pb] || g.blocks[pb].insts.empty()) continue;
+            const std::size_t last = g.blocks[pb].insts.back();
+            if (soft_clause_kind(facts[last]) != kind || last == ci) continue;
+            if (std::find(w.members.begin(), w.members.end(), last) != w.members.end()) continue;  // a cycle
+            stack.push_back(Path{pb, static_cast<std::uint32_t>(g.blocks[pb].insts.size()), w.members});
+            more = true;
+          }
+          if (more) continue;
+        }
+        if (w.members.empty()) continue;
+        SoftClause cl;
+        for (auto it = w.members.rbegin(); it != w.members.rend(); ++it) cl.add(facts[*it]);
+        if (!soft_clause_hazard(cl, c)) continue;
+        // The member to name: for a store the nearest member that writes; otherwise the nearest member whose
+        // writes this instruction reads or whose reads it overwrites, else (a conflict of the instruction with
+        // itself, or among the members) the nearest member that writes.
+        const ClauseRegs cr(c);
+        std::size_t writer = ~std::size_t{0};
+        for (const std::size_t mi : w.members) {
+          const ClauseRegs mr(facts[mi]);
+          if (writer == ~std::size_t{0} && mr.defs.any()) writer = mi;
+          if (!soft_clause_store(c) && (mr.defs.meets(cr.uses) || cr.defs.meets(mr.uses))) {
+            partner = mi;
+            break;
+          }
+        }
+        if (partner == ~std::size_t{0}) partner = writer;
+      }
+      if (partner == ~std::size_t{0}) continue;
+      const Inst& cin = p.items[ci].inst;
+      const Inst& pin = p.items[partner].inst;
+      Finding fd;
+      fd.rule = "hazard:" + std::string(soft_clause_rule);
+      fd.severity = soft_clause_contested.empty() ? Severity::error : Severity::warning;
+      fd.at = cin.id;
+      fd.other = pin.id;
+      fd.message = "i" + std::to_string(cin.id.value) + " (" + std::string(c.mnemonic()) +
+                   ") issues 0 wait states after i" + std::to_string(pin.id.value) + " (" +
+                   std::string(facts[partner].mnemonic()) + ") on some path, in the same soft clause; rule " +
+                   std::string(soft_clause_rule) + " requires 1: " + std::string(soft_clause_text) + " [" +
+                   std::string(soft_clause_source) + "]" +
+                   (soft_clause_contested.empty() ? std::string()
+                                                  : "; a warning: AMD's production kernels do the same (" +
+                                                        std::string(soft_clause_contested) + ")");
+      out.push_back(std::move(fd));
+    }
+  }
+}
+
+}  // namespace hazard_detail
+
 /// Checks the wait-state rules of `t` over every path from block `entry_block` of `g` (the CFG of `p`) into each
 /// reachable instruction. For each instruction that can be the consumer of a rule, every backward path (through
 /// CFG predecessors, loop back edges included, up to the largest distance any of its rules requires) is searched
@@ -305,7 +404,8 @@ struct Hit {
 /// smallest count found: Severity::warning for a row AMD's own kernels break (HazardRule::contested; the message
 /// says so), Severity::error otherwise. The same search as the emulator's run-time check (emu::detail::hazard_walk)
 /// applied to all paths at once.
-[[nodiscard]] inline Findings check_hazards(const Program& p, const Cfg& g, std::uint32_t entry_block, Target t) {
+[[nodiscard]] inline Findings check_hazards(const Program& p, const Cfg& g, std::uint32_t entry_block, Target t,
+                                           bool xnack = true) {
   namespace hd = hazard_detail;
   Findings out;
   if (entry_block >= g.blocks.size()) return out;
@@ -482,7 +582,15 @@ struct Hit {
       }
     }
   }
+  if (xnack) hazard_detail::check_soft_clauses(p, g, order, reachable, tb.facts, out);
   return out;
+}
+
+/// Whether `p`'s `.amdgcn_target` id has XNACK on or "any" (xnack_enabled); true when it declares none.
+[[nodiscard]] inline bool program_xnack(const Program& p) {
+  for (const Item& it : p.items)
+    if (it.kind == Item::Kind::directive && it.name == ".amdgcn_target") return xnack_enabled(it.text);
+  return true;
 }
 
 /// Checks every kernel of `p` (each `.amdhsa_kernel` whose name labels a block; the first block when there is
@@ -497,8 +605,9 @@ struct Hit {
   std::sort(entries.begin(), entries.end());
   entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
   Findings out;
+  const bool xnack = program_xnack(p);
   for (const std::uint32_t e : entries)
-    for (Finding& f : check_hazards(p, g, e, p.target)) {
+    for (Finding& f : check_hazards(p, g, e, p.target, xnack)) {
       const bool dup = std::any_of(out.begin(), out.end(), [&](const Finding& o) {
         return o.rule == f.rule && o.at == f.at && o.other == f.other;
       });

@@ -165,6 +165,7 @@ inline constexpr RegSel sgpr_def{F::scalar, role::def, 0, 0, 0, 0};
 inline constexpr RegSel sgpr_use{F::scalar, role::use, 0, 0, 0, 0};
 inline constexpr RegSel sgpr_use_explicit{F::scalar, role::use, 0, role::implicit, 0, 0};
 inline constexpr RegSel sgpr_use_constant{F::scalar, role::use, 0, role::implicit | role::mask_in, 0, 0};
+inline constexpr RegSel sgpr_use_mask{F::scalar, role::use | role::mask_in, 0, 0, 0, 0};
 inline constexpr RegSel exec_def{F::scalar, role::def, 0, 0, code_exec, 2};
 inline constexpr RegSel vcc_def{F::scalar, role::def, 0, 0, code_vcc, 2};
 inline constexpr RegSel m0_def{F::scalar, role::def, 0, 0, code_m0, 1};
@@ -188,9 +189,10 @@ inline constexpr std::string_view isa_mfma =
 /// Every rule. Rows whose numbers differ per target are separate rows. Consumers and producers are named by hz::
 /// bits. The numbers and relations follow LLVM's GCNHazardRecognizer (llvm-project main, ROCm fork 2025), which
 /// encodes the ISA guides' tables and is what every compiler-produced kernel was padded against; where the MI300 ISA
-/// (CDNA3) §4.5 Table 11 is narrower than LLVM's conservative check (an SGPR read as carry-in or lane mask, a DPP
-/// instruction's non-DPP sources, MUBUF loads into LDS after an M0 write) the row follows the ISA and says so:
-/// AMD's hand-written aiter kernels rely on those exceptions at hundreds of sites. The SGPR rows whose consumer
+/// (CDNA3) §4.5 Table 11 is narrower than LLVM's conservative check (a DPP instruction's non-DPP sources, MUBUF
+/// loads into LDS after an M0 write) the row follows the ISA and says so: AMD's hand-written aiter kernels rely on
+/// those exceptions at hundreds of sites. An SGPR read as carry-in or lane mask follows LLVM (its own row,
+/// valu_sgpr_valu_mask_read), since LLVM-compiled kernels are padded for it. The SGPR rows whose consumer
 /// reads the VALU-written SGPR as an operand (valu_sgpr_vmem, valu_sgpr_lane_select, valu_sgpr_valu_read) let any
 /// nearer writer of that SGPR hide the VALU's write (HazardRule::any_writer_hides, a departure from LLVM); the rows
 /// whose consumer reads VCC or EXEC implicitly (valu_vcc_div_fmas, valu_exec_*) keep LLVM's VALU-only search.
@@ -257,11 +259,23 @@ inline constexpr HazardRule hazard_rules[] = {
      "LLVM GCNHazardRecognizer::checkVALUHazards (Shift16DefWaitstates = 1); MI300 ISA (CDNA3) §4.5"},
     {"valu_sgpr_valu_read", tg::gfx94x, hz::valu, 0, 0, hz::valu, 0, 0, detail::sgpr_def,
      detail::sgpr_use_constant, Overlap::any, SameOp::either, 2, 0, 0,
-     "a VALU writes an SGPR that a VALU reads as a constant (a carry-in or lane mask needs none)",
+     "a VALU writes an SGPR that a VALU reads as a constant (a carry-in or lane mask: valu_sgpr_valu_mask_read)",
      "MI300 ISA (CDNA3) §4.5 Table 11 \"VALU writes SGPR/VCC ... VALU reads SGPR as constant: 2, as carry-in: 0\"; "
      "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteSGPRVALUReadWaitstates = 2) also pads carry-ins", 0, true,
      "aiter gfx942 and gfx950 topksoftmax_4x128x4: i90 v_readlane_b32 writes s20, i91 v_mov_b32 reads it after 0 of "
      "2"},
+    // LLVM pads a carry-in / lane mask like any other SGPR read (checkVALUHazards under hasVDecCoExecHazard, i.e.
+    // HasGFX940Insts: every explicit SGPR use, which includes src2 of v_addc/v_subb/v_cndmask e64, and
+    // `VALU->readsRegister(VCC)`, which includes the implicit VCC of their e32 forms; the nearest VALU writer
+    // (IsVALUDefSGPRFn: isVALU && modifiesRegister) decides, SALU writers are skipped). The MI300 ISA (CDNA3) §4.5
+    // Table 11 lists "as carry-in: 0", but LLVM-compiled kernels are padded against this row (the Triton corpus: 37
+    // deleted-s_nop mutants of `v_cmp ... vcc ; s_nop 1 ; v_cndmask_b32_e32 ... vcc` went unnoticed without it).
+    {"valu_sgpr_valu_mask_read", tg::gfx94x, hz::valu, 0, 0, hz::mask_reader, 0, 0, detail::sgpr_def,
+     detail::sgpr_use_mask, Overlap::any, SameOp::either, 2, 0, 0,
+     "a VALU writes an SGPR/VCC that v_addc/v_subb/v_subbrev/v_cndmask reads as its carry-in or lane mask",
+     "LLVM GCNHazardRecognizer::checkVALUHazards (hasVDecCoExecHazard: VALUWriteSGPRVALUReadWaitstates = 2 for every "
+     "explicit SGPR use and readsRegister(VCC)); MI300 ISA (CDNA3) §4.5 Table 11 says 0 for a carry-in", 0, false,
+     "aiter gfx942 all_reduce: i499 v_cmp_u_f32 writes s92, i501 v_cndmask_b32 reads it as its lane mask after 1 of 2"},
     {"valu_vgpr_readlane", tg::gfx94x, hz::valu, 0, 0, hz::read_lane, 0, 0, detail::vgpr_def, detail::vgpr_src0,
      Overlap::any, SameOp::either, 1, 0, 0, "a VALU writes the VGPR that v_readlane/v_readfirstlane reads",
      "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteVGPRReadlaneRead = 1); MI300 ISA (CDNA3) §4.5"},
@@ -468,8 +482,7 @@ inline constexpr HazardRule hazard_rules[] = {
 /// a concern of compute kernels): stated so that nobody assumes they are checked.
 inline constexpr std::string_view hazard_rules_not_covered =
     "gfx90a: a DGEMM issued between a VALU write and a VMEM read of the same VGPR (LLVM checkMAIVALUHazards "
-    "DMFMABetweenVALUWriteVMEMRead, a three-instruction pattern); SMEM/VMEM soft-clause breaks with XNACK "
-    "(checkSoftClauseHazards: a clause rule, not a distance); LDS_DIRECT and VINTRP readers of M0 (graphics); "
+    "DMFMABetweenVALUWriteVMEMRead, a three-instruction pattern); LDS_DIRECT and VINTRP readers of M0 (graphics); "
     "exports (no compute kernel exports); s_setreg MODE.vskip and s_set_gpr_idx_on/VGPR indexing "
     "(not encoded by LLVM's hazard recognizer); gfx950-only rules: v_permlane*_swap after a VALU write / v_cmpx "
     "(checkPermlaneHazards) and v_cvt_scalef32* forwarding (hasCvtScaleForwardingHazard).";
@@ -691,6 +704,122 @@ struct HazardMatch {
     }
   }
   return m;
+}
+
+// ---- XNACK soft clauses -----------------------------------------------------------------------------------------
+
+/// Soft clauses (LLVM GCNHazardRecognizer::checkSoftClauseHazards, called from checkSMRDHazards and, on VI+
+/// (hasVMEMReadSGPRVALUDefHazard), checkVMEMHazards): a run of consecutive SMEM instructions, or of consecutive
+/// VMEM/FLAT instructions, issued back to back (any other instruction, s_nop and s_waitcnt included, ends it:
+/// breaksSMEMSoftClause / breaksVMEMSoftClause). With XNACK on or "any" (GCNSubtarget::isXNACKEnabled =
+/// TargetID.isXnackOnOrAny) the members may return out of order and be replayed after a page fault, so no member may
+/// write a register another member -- or itself -- reads. Not a wait-state distance: a checker applies it with
+/// soft_clause_hazard, apart from the rows, as the rule "xnack_soft_clause".
+inline constexpr std::string_view soft_clause_rule = "xnack_soft_clause";
+inline constexpr std::string_view soft_clause_text =
+    "with XNACK on or any, a soft clause (back-to-back SMEM, or back-to-back VMEM/FLAT, instructions) must not hold "
+    "a member writing a register a member reads, nor a store after a member that writes; break it with s_nop 0";
+inline constexpr std::string_view soft_clause_source =
+    "LLVM GCNHazardRecognizer::checkSoftClauseHazards (isXNACKEnabled; ClauseDefs.anyCommon(ClauseUses); "
+    "MEM->mayStore() after a clause with defs: 1)";
+/// One concrete site where AMD's aiter kernels break the soft-clause rule (as HazardRule::contested): a static
+/// checker reports its findings as warnings.
+inline constexpr std::string_view soft_clause_contested =
+    "aiter gfx942 all_reduce: i35 s_load_dwordx2 s[8:9], s[8:9], 0x0 overwrites its own address right after i34 "
+    "s_load_dwordx2, no break";
+
+enum class ClauseKind : std::uint8_t { none, smem, vmem };
+
+/// The soft-clause kind of `f`: SMEM (LLVM isSMRD), VMEM (isVMEM || isFLAT), or none (breaks any clause).
+[[nodiscard]] constexpr ClauseKind soft_clause_kind(const HazardFacts& f) noexcept {
+  if (!f.form) return ClauseKind::none;
+  if (f.form->has(isa::prop::smem)) return ClauseKind::smem;
+  if (f.cls & hz::vmem) return ClauseKind::vmem;
+  return ClauseKind::none;
+}
+
+/// Registers by hazard numbering: scalar codes 0..127 at bits 0..127, vector rows 0..511 at bits 128..639.
+struct RegBits {
+  std::array<std::uint64_t, 10> bits{};
+  constexpr void add(const HazardRef& r) noexcept {
+    const unsigned base = r.vector ? 128u : 0u, lim = r.vector ? 640u : 128u;
+    for (unsigned k = base + r.first; k < base + r.first + r.count && k < lim; ++k)
+      bits[k >> 6] |= std::uint64_t{1} << (k & 63);
+  }
+  [[nodiscard]] constexpr bool any() const noexcept {
+    for (const auto w : bits)
+      if (w) return true;
+    return false;
+  }
+  [[nodiscard]] constexpr bool meets(const RegBits& o) const noexcept {
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      if (bits[i] & o.bits[i]) return true;
+    return false;
+  }
+};
+
+/// The registers one instruction writes and reads (every reference, implicit ones included: LLVM addClauseInst
+/// takes all of MI.operands()).
+struct ClauseRegs {
+  RegBits defs, uses;
+  constexpr explicit ClauseRegs(const HazardFacts& f) noexcept {
+    for (std::size_t k = 0; k < f.nrefs; ++k) (f.refs[k].roles & role::def ? defs : uses).add(f.refs[k]);
+  }
+};
+
+/// Whether `f` may store (LLVM MachineInstr::mayStore: stores and atomics).
+[[nodiscard]] constexpr bool soft_clause_store(const HazardFacts& f) noexcept {
+  return f.form && (f.form->has(isa::prop::store) || f.form->has(isa::prop::atomic));
+}
+
+/// The open soft clause of a path: its kind and the registers its members write and read.
+struct SoftClause {
+  ClauseKind kind = ClauseKind::none;
+  RegBits defs, uses;
+  /// Adds `f`, which issues right after the clause's last member: a member of another kind (or none) starts a new
+  /// clause (or none).
+  constexpr void add(const HazardFacts& f) noexcept {
+    const ClauseKind k = soft_clause_kind(f);
+    if (k != kind) *this = SoftClause{k, {}, {}};
+    if (k == ClauseKind::none) return;
+    const ClauseRegs r(f);
+    for (std::size_t i = 0; i < defs.bits.size(); ++i) {
+      defs.bits[i] |= r.defs.bits[i];
+      uses.bits[i] |= r.uses.bits[i];
+    }
+  }
+};
+
+/// LLVM's condition for `f` issuing right after the members of `c` (checkSoftClauseHazards): `f` is of the clause's
+/// kind, the members write something (ClauseDefs non-empty), and `f` stores or, with `f` added, some register the
+/// members write is one they read.
+[[nodiscard]] constexpr bool soft_clause_hazard(const SoftClause& c, const HazardFacts& f) noexcept {
+  if (c.kind == ClauseKind::none || soft_clause_kind(f) != c.kind || !c.defs.any()) return false;
+  if (soft_clause_store(f)) return true;
+  const ClauseRegs r(f);
+  return c.defs.meets(c.uses) || c.defs.meets(r.uses) || r.defs.meets(c.uses) || r.defs.meets(r.uses);
+}
+
+/// How many of a clause's members, nearest first, LLVM compares an instruction with: checkSoftClauseHazards walks
+/// EmittedInstrs, which holds the last getMaxLookAhead() wait states only -- MaxLookAhead = 19 when the function
+/// uses AGPR0 (MF.getRegInfo().isPhysRegUsed(AMDGPU::AGPR0)), else 5 (GCNHazardRecognizer constructor). A conflict
+/// with an older member of a longer clause is not padded by LLVM (Triton's gfx90a spill reloads: runs of 80
+/// buffer_load_dword after a buffer_store_dword of a register a later reload overwrites), so it is not checked.
+[[nodiscard]] constexpr unsigned soft_clause_window(bool uses_a0) noexcept { return uses_a0 ? 19u : 5u; }
+
+/// Whether `f` names AGPR a0 (as part of any range): what soft_clause_window asks of a kernel.
+[[nodiscard]] constexpr bool uses_a0(const HazardFacts& f) noexcept {
+  constexpr unsigned a0 = 256;  // vector rows: a0..a255 = 256..511
+  for (std::size_t k = 0; k < f.nrefs; ++k)
+    if (f.refs[k].vector && f.refs[k].first <= a0 && a0 < f.refs[k].first + f.refs[k].count) return true;
+  return false;
+}
+
+/// Whether a target id ("gfx942", "gfx942:sramecc+:xnack-") has XNACK on or "any": a feature left out is "any"
+/// (AMDGPUUsage "Target ID"; LLVM AMDGPU::IsaInfo::AMDGPUTargetID::isXnackOnOrAny). gfx90a/gfx942/gfx950 support
+/// XNACK.
+[[nodiscard]] constexpr bool xnack_enabled(std::string_view target_id) noexcept {
+  return target_id.find(":xnack-") == std::string_view::npos;
 }
 
 /// The largest distance any rule of `t` can require (how far back a checker must look).

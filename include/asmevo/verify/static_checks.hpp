@@ -118,7 +118,7 @@ namespace detail {
     KernelFindings kf;
     kf.kernel = k.name;
     kf.findings = analysis::check_waitcnt(m.program, g, *entry, m.target);
-    for (auto& f : analysis::check_hazards(m.program, g, *entry, m.target)) kf.findings.push_back(std::move(f));
+    for (auto& f : analysis::check_hazards(m.program, g, *entry, m.target, xnack)) kf.findings.push_back(std::move(f));
     for (auto& f : detail::abi_findings(k, analysis::kernel_items(m.program, k.name), m.target, xnack))
       kf.findings.push_back(std::move(f));
     out.push_back(std::move(kf));

@@ -57,6 +57,8 @@ struct HazardOpInfo {
   /// It writes SGPRs that hide an older VALU write from the rows with HazardRule::any_writer_hides (set only when
   /// the kernel has a consumer of such a row): remembered in the history although it produces nothing.
   std::uint8_t hider = 0;
+  /// Its soft-clause kind (analysis::ClauseKind): SMEM, VMEM/FLAT or none.
+  std::uint8_t clause = 0;
 };
 
 /// The hazard facts of every instruction of a kernel, computed once per launch and shared by its waves.
@@ -68,6 +70,12 @@ struct HazardTable {
   std::uint64_t window = 0;                 ///< the largest distance any rule requires
   std::uint64_t grouped = 0;                ///< rules (bits) that belong to a group (verify::HazardRule::group)
   std::uint64_t hiding = 0;                 ///< rules (bits) with analysis::HazardRule::any_writer_hides
+  /// The target id has XNACK on or "any" (analysis::xnack_enabled): soft clauses are checked
+  /// (analysis::soft_clause_hazard, LLVM checkSoftClauseHazards).
+  bool xnack = true;
+  /// How many members of a clause, nearest first, an instruction is compared with (analysis::soft_clause_window:
+  /// 19 when the code names a0, else 5).
+  unsigned clause_window = 5;
 };
 
 namespace detail {
@@ -150,10 +158,11 @@ namespace detail {
   return f;
 }
 
-/// Builds the hazard table of `code` for `t`.
-[[nodiscard]] inline HazardTable build_hazard_table(const Code& code, Target t) {
+/// Builds the hazard table of `code` for `t`; `xnack`: the target id has XNACK on or "any" (analysis::xnack_enabled).
+[[nodiscard]] inline HazardTable build_hazard_table(const Code& code, Target t, bool xnack = true) {
   HazardTable h;
   h.target = t;
+  h.xnack = xnack;
   h.rules = verify::target_rules(t);
   h.window = static_cast<std::uint64_t>(verify::max_wait_states(t));
   const std::size_t n = code.ops.size();
@@ -176,6 +185,7 @@ namespace detail {
     h.facts[i] = hazard_facts(op, t);
     if (!op.info) continue;
     HazardOpInfo& hi = h.ops[i];
+    hi.clause = static_cast<std::uint8_t>(analysis::soft_clause_kind(h.facts[i]));
     for (std::size_t b = 0; b < h.rules.count; ++b) {
       const verify::HazardRule& r = verify::hazard_rules[h.rules.index[b]];
       if (verify::producer_matches(r, h.facts[i]) && has_sel(r.prod, h.facts[i])) {
@@ -187,6 +197,9 @@ namespace detail {
     // S_NOP: SIMM16[3:0] + 1 wait states (MI300 ISA (CDNA3) §4.5 and S_NOP; LLVM SIInstrInfo::getNumWaitStates).
     if (op.info->mnemonic == "s_nop") hi.wait_states = static_cast<std::uint8_t>((op.imm(Name::simm16) & 0xf) + 1);
   }
+  bool a0 = false;
+  for (const verify::HazardFacts& f : h.facts) a0 = a0 || analysis::uses_a0(f);
+  h.clause_window = analysis::soft_clause_window(a0);
   // Per rule, the largest distance any producer in this kernel needs; a rule without producers here is dropped
   // from every consumer's mask.
   std::array<std::uint8_t, 64> rule_max{};
@@ -226,11 +239,18 @@ struct HazardState {
   std::array<std::uint64_t, ring_size> at{};
   std::array<std::uint32_t, ring_size> op{};
   unsigned head = 0, count = 0;
+  /// The soft clause the last instructions issued form (HazardTable::xnack): its kind, its members (Op indices) in a
+  /// ring of the last 32 and how many there are.
+  analysis::ClauseKind clause_kind = analysis::ClauseKind::none;
+  std::array<std::uint32_t, 32> clause_ops{};
+  unsigned clause_n = 0;
 
   void reset(const HazardTable* t) noexcept {
     table = t;
     clock = 0;
     head = count = 0;
+    clause_kind = analysis::ClauseKind::none;
+    clause_n = 0;
   }
 };
 
@@ -324,6 +344,63 @@ namespace detail {
 }
 }  // namespace detail
 
+namespace detail {
+/// The soft-clause step of hazard_check (HazardTable::xnack): stops `w` when `op` would join the clause of the
+/// instructions issued right before it against LLVM's condition (analysis::soft_clause_hazard), else adds it (or
+/// ends the clause). False when it stopped the wave.
+inline bool soft_clause_step(Wave& w, const Op& op, HazardState& hs, const HazardTable& t, const HazardOpInfo& ci) {
+  using analysis::ClauseKind;
+  const auto kind = static_cast<ClauseKind>(ci.clause);
+  if (kind != hs.clause_kind) {
+    hs.clause_kind = kind;
+    hs.clause_n = 0;
+  }
+  if (kind == ClauseKind::none) return true;
+  const verify::HazardFacts& f = t.facts[op.index];
+  const unsigned ring = static_cast<unsigned>(hs.clause_ops.size());
+  const unsigned n = std::min({hs.clause_n, t.clause_window, ring});
+  auto member = [&](unsigned k) {  // k = 0: the nearest
+    return hs.clause_ops[(hs.clause_n - 1 - k) % ring];
+  };
+  if (n) {
+    analysis::SoftClause cl;
+    for (unsigned k = n; k-- > 0;) cl.add(t.facts[member(k)]);
+    if (analysis::soft_clause_hazard(cl, f)) {
+      // Name the nearest member this one reads from or overwrites; for a store (or a conflict with itself), the
+      // nearest member that writes.
+      const analysis::ClauseRegs cr(f);
+      std::uint32_t partner = member(0), writer = ~0u;
+      bool found = false;
+      for (unsigned k = 0; k < n; ++k) {
+        const analysis::ClauseRegs mr(t.facts[member(k)]);
+        if (writer == ~0u && mr.defs.any()) writer = member(k);
+        if (!analysis::soft_clause_store(f) && (mr.defs.meets(cr.uses) || cr.defs.meets(mr.uses))) {
+          partner = member(k);
+          found = true;
+          break;
+        }
+      }
+      if (!found && writer != ~0u) partner = writer;
+      const Op& p = w.ops[partner];
+      Stop s;
+      s.kind = Stop::Kind::hazard;
+      s.inst = op.id;
+      s.other = p.id;
+      s.has_other = true;
+      s.message = "i" + std::to_string(op.id.value) + " (" + std::string(op.mnemonic()) +
+                  ") issues 0 wait states after i" + std::to_string(p.id.value) + " (" + std::string(p.mnemonic()) +
+                  "), in the same soft clause; rule " + std::string(analysis::soft_clause_rule) + " requires 1: " +
+                  std::string(analysis::soft_clause_text) + " [" + std::string(analysis::soft_clause_source) + "]";
+      w.stop_with(std::move(s));
+      return false;
+    }
+  }
+  hs.clause_ops[hs.clause_n % ring] = op.index;
+  ++hs.clause_n;
+  return true;
+}
+}  // namespace detail
+
 /// Machine::hooks.before: checks `op` against the wave's recent producers, stops the wave with a hazard violation
 /// naming both instructions and the rule when one is closer than the rule allows, then records `op`. Returns false
 /// when it stopped the wave. A wave without a HazardState is not checked.
@@ -334,6 +411,7 @@ inline bool hazard_check(Wave& w, const Op& op) {
   if (op.index >= t.ops.size()) return true;
   const HazardOpInfo& ci = t.ops[op.index];
   if (ci.cons && hs->count && !detail::hazard_walk(w, op, *hs, t, ci)) return false;
+  if (t.xnack && !detail::soft_clause_step(w, op, *hs, t, ci)) return false;
   hs->clock += ci.wait_states;
   if (ci.prod || ci.hider) {
     hs->at[hs->head] = hs->clock;

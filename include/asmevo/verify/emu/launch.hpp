@@ -401,7 +401,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   // Wait-state rules: one table per launch, one HazardState per resident wave (reset at each wave start).
   HazardTable htable;
   if (opt.hazards) {
-    htable = build_hazard_table(*code, module.target);
+    htable = build_hazard_table(*code, module.target, analysis::xnack_enabled(module.target_id));
     m.hooks.before = &hazard_check;
   }
 
