@@ -50,7 +50,8 @@ import json, os, sys
 out, seconds, per_op, seed = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 ops = ["waitcnt_drop", "waitcnt_weaken", "swap_dependent", "reg_change", "imm_change", "offset_change", "cmp_flip",
        "nop_drop", "exec_change", "store_oob", "cache_bit"]
-cols = ["mutants", "invalid", "caught_static", "caught_run", "caught_abi", "caught_memory_model", "equivalent", "miss"]
+cols = ["mutants", "invalid", "caught_static", "caught_run", "caught_abi", "caught_memory_model", "caught_coverage",
+        "equivalent", "miss"]
 tot = {op: dict.fromkeys(cols, 0) for op in ops}
 errors, misses, kernels, mutant_seconds = [], [], 0, 0.0
 for name in sorted(os.listdir(out)):
@@ -78,11 +79,13 @@ for name in sorted(os.listdir(out)):
                 misses.append((m["op"], name[:-5], m["site"], m["description"]))
             else:
                 c["equivalent"] += 1
-        else:
+        elif o in c:
             c[o] += 1
+        else:
+            errors.append("%s: %s %s: unknown outcome %r" % (name[:-5], m["op"], m["site"], o))
 
 def caught(c):
-    return c["caught_static"] + c["caught_run"] + c["caught_abi"] + c["caught_memory_model"]
+    return c["caught_static"] + c["caught_run"] + c["caught_abi"] + c["caught_memory_model"] + c["caught_coverage"]
 
 def rate(c):
     d = caught(c) + c["miss"]
@@ -93,18 +96,19 @@ print("%d kernel objects, %d s wall time (%.0f s in mutants)\n" % (kernels, seco
 for op in ops:
     c = tot[op]
     print("### %s\n" % op)
-    print("| mutants | invalid | caught static | caught by runs | caught abi | caught memory model | proven equivalent | misses | catch rate |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print("| %d | %d | %d | %d | %d | %d | %d | %d | %s |\n" % (c["mutants"], c["invalid"], c["caught_static"], c["caught_run"],
-          c["caught_abi"], c["caught_memory_model"], c["equivalent"], c["miss"], rate(c)))
+    print("| mutants | invalid | caught static | caught by runs | caught abi | caught memory model | caught coverage | proven equivalent | misses | catch rate |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n" % (c["mutants"], c["invalid"], c["caught_static"], c["caught_run"],
+          c["caught_abi"], c["caught_memory_model"], c["caught_coverage"], c["equivalent"], c["miss"], rate(c)))
 T = {k: sum(tot[op][k] for op in ops) for k in cols}
 print("### Totals\n")
-print("| operator | mutants | invalid | caught static | caught by runs | caught abi | caught memory model | proven equivalent | misses | catch rate |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| operator | mutants | invalid | caught static | caught by runs | caught abi | caught memory model | caught coverage | proven equivalent | misses | catch rate |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for op in ops + ["**total**"]:
     c = T if op == "**total**" else tot[op]
-    print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |" % (op, c["mutants"], c["invalid"], c["caught_static"],
-          c["caught_run"], c["caught_abi"], c["caught_memory_model"], c["equivalent"], c["miss"], rate(c)))
+    print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |" % (op, c["mutants"], c["invalid"], c["caught_static"],
+          c["caught_run"], c["caught_abi"], c["caught_memory_model"], c["caught_coverage"], c["equivalent"], c["miss"],
+          rate(c)))
 print()
 if misses:
     print("### Misses (%d)\n" % len(misses))

@@ -370,6 +370,38 @@ TEST(WaitcntAnalysis, RedundantWaitsAndOutstandingCounts) {
   EXPECT_EQ(pend[0].load_item, items[1]);
 }
 
+TEST(WaitcntAnalysis, UnreachableWaitIsNotRedundant) {
+  // i2 follows an unconditional branch and i6 follows s_endpgm: no path from the entry reaches them. "Redundant" is
+  // an equivalence proof for callers (tools/mutate), and "unreachable in this CFG" is not one, so both are false.
+  // i3 is reachable with the load i0 outstanding (not redundant); i4 is reachable after i3 waited for everything
+  // (redundant).
+  auto p = parse_program(R"(k:
+  global_load_dword v1, v[2:3], off
+  s_branch .L1
+  s_waitcnt vmcnt(0)
+.L1:
+  s_waitcnt vmcnt(0)
+  s_waitcnt vmcnt(0)
+  s_endpgm
+  s_waitcnt vmcnt(0)
+)", Target::gfx942);
+  ASSERT_TRUE(p.has_value());
+  const Cfg g = build_cfg(*p);
+  const auto a = analyze_waitcnt(*p, g, g.block_named("k").value(), Target::gfx942);
+  std::vector<std::size_t> items;
+  for (std::size_t i = 0; i < p->items.size(); ++i)
+    if (p->items[i].kind == Item::Kind::inst) items.push_back(i);
+  ASSERT_EQ(items.size(), 7u);
+  EXPECT_FALSE(a.reachable(items[2]));
+  EXPECT_FALSE(a.wait_is_redundant(items[2]));  // unreachable: no proof
+  EXPECT_TRUE(a.reachable(items[3]));
+  EXPECT_FALSE(a.wait_is_redundant(items[3]));  // the load is outstanding here
+  EXPECT_TRUE(a.wait_is_redundant(items[4]));   // reachable, and i3 already waited for everything
+  EXPECT_FALSE(a.reachable(items[6]));
+  EXPECT_FALSE(a.wait_is_redundant(items[6]));
+  EXPECT_FALSE(a.reachable(p->items.size()));   // out of range
+}
+
 // ---- corpus -----------------------------------------------------------------------------------------------------
 
 std::vector<fs::path> objects_under(const fs::path& dir, std::initializer_list<const char*> exts) {

@@ -1,9 +1,11 @@
-// verify/hip/executor.hpp: the HIP executor's device-free parts (guard pattern and check, buffer plan, kernarg plan,
-// median) and its behaviour without a device (open() fails cleanly, silently and repeatably).
+// verify/hip/executor.hpp: the HIP executor's device-free parts (guard pattern and check, buffer plan, buffer sets
+// reused across runs, kernarg plan, median) and its behaviour without a device (open() fails cleanly, silently and
+// repeatably); verify/kernargs.hpp's LDS rule and the kernarg comparison that leaves hidden arguments out.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -18,8 +20,8 @@ using namespace asmevo;
 namespace plan = asmevo::hip::plan;
 namespace co = asmevo::codeobject;
 
-// The executor is a model of the concept the differential verifier is written against, and cheap to move (it owns
-// no runtime object between calls).
+// The executor is a model of the concept the differential verifier is written against, and cheap to move (between
+// calls it owns only its buffer sets, which move with it).
 static_assert(verify::Executor<hip::HipExecutor>);
 static_assert(std::is_nothrow_move_constructible_v<hip::HipExecutor>);
 
@@ -367,3 +369,226 @@ TEST(HipKernargs, SameBytesAsTheEmulatorWithHiddenArgumentsAndLds) {
   }
 }
 #endif
+
+// ---- Buffer sets across runs (3b: K0's and K1's runs must see the same addresses) -------------------------------
+
+namespace {
+
+/// Hands out addresses 0x10000, 0x20000, ... and records what is released; fails the allocation numbered `fail_at`.
+struct FakeAllocator {
+  std::uint64_t next = 0x10000;
+  int count = 0, fail_at = -1;
+  std::vector<std::uint64_t>* released = nullptr;
+  Expected<std::uint64_t> allocate(std::uint64_t bytes) {
+    if (count++ == fail_at) return fail(DiagCode::unsupported, "hipMalloc: hipErrorOutOfMemory");
+    const std::uint64_t a = next;
+    next += (bytes + 0xffff) / 0x10000 * 0x10000 + 0x10000;
+    return a;
+  }
+  void release(std::uint64_t a) noexcept {
+    if (released) released->push_back(a);
+  }
+};
+
+const char* three_buffers = R"({"grid": [4,1,1], "args": [
+    {"buffer": {"dtype": "f32", "count": 1000, "init": "zeros"}},
+    {"buffer": {"dtype": "f32", "count": 1000, "init": {"random": {"seed": 1, "min": 0, "max": 1}}}},
+    {"buffer": {"dtype": "f32", "count": 1000, "init": "zeros"}},
+    {"scalar": {"type": "i32", "value": 1000}}, {"null": true}, {"null": true}]})";
+
+}  // namespace
+
+TEST(HipBufferSets, SameShapeSameAddressesSoSameKernargBytes) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto f = co::ElfFile::read(dir / "triton" / "vec_add_f32.gfx942.hsaco");
+  ASSERT_TRUE(f);
+  auto doc = co::read_metadata(*f);
+  ASSERT_TRUE(doc);
+  auto ks = co::kernels(*doc);
+  ASSERT_TRUE(ks);
+  std::vector<std::uint64_t> released;
+  FakeAllocator fa;
+  fa.released = &released;
+  plan::BufferSets<FakeAllocator> sets(fa);
+  const auto spec = spec_of(three_buffers);
+  auto bp = plan::buffers(spec);
+  ASSERT_TRUE(bp);
+  // What run() does, twice (K0's run, then K1's): acquire the shape's set, addresses past the guard, kernarg plan.
+  auto kernargs_of_one_run = [&]() -> std::vector<std::byte> {
+    auto set = sets.acquire(*bp);
+    EXPECT_TRUE(set) << set.error().str();
+    if (!set) return {};
+    std::vector<std::uint64_t> addr(spec.args.size(), 0);
+    for (std::size_t b = 0; b < bp->size(); ++b) addr[(*bp)[b].arg] = (*set)[b] + (*bp)[b].offset;
+    auto k = plan::kernargs(ks->front(), spec, addr);
+    EXPECT_TRUE(k);
+    return k ? k->bytes : std::vector<std::byte>{};
+  };
+  const auto k0 = kernargs_of_one_run();
+  const auto k1 = kernargs_of_one_run();
+  ASSERT_EQ(k0.size(), 48u);
+  EXPECT_EQ(k0, k1);
+  // The pointers are the fake allocator's first three addresses, each past its 4 KiB guard.
+  EXPECT_EQ(load_le(k0, 0, 8), 0x10000u + plan::guard_bytes);
+  EXPECT_EQ(load_le(k0, 8, 8), 0x30000u + plan::guard_bytes);
+  EXPECT_EQ(load_le(k0, 16, 8), 0x50000u + plan::guard_bytes);
+  EXPECT_EQ(sets.size(), 1u);
+  EXPECT_EQ(sets.allocator().count, 3);  // one allocation per buffer, not per run
+  EXPECT_TRUE(released.empty());
+
+  // Another input draw of the same shape (other init, same sizes) shares the set; another size does not.
+  auto other = spec_of(three_buffers);
+  other.args[1].buffer.init.seed = 99;
+  auto bp2 = plan::buffers(other);
+  ASSERT_TRUE(bp2);
+  auto s2 = sets.acquire(*bp2);
+  ASSERT_TRUE(s2);
+  EXPECT_EQ((*s2)[0], 0x10000u);
+  EXPECT_EQ(sets.allocator().count, 3);
+  other.args[2].buffer.count = 2000;
+  auto bp3 = plan::buffers(other);
+  ASSERT_TRUE(bp3);
+  auto s3 = sets.acquire(*bp3);
+  ASSERT_TRUE(s3);
+  EXPECT_NE((*s3)[0], 0x10000u);
+  EXPECT_EQ(sets.size(), 2u);
+  EXPECT_EQ(sets.allocator().count, 6);
+  // Back to the first shape: still kept, same addresses.
+  auto s4 = sets.acquire(*bp);
+  ASSERT_TRUE(s4);
+  EXPECT_EQ((*s4)[0], 0x10000u);
+  EXPECT_EQ(sets.allocator().count, 6);
+}
+
+TEST(HipBufferSets, LeastRecentlyUsedSetIsReleasedBeyondCapacity) {
+  std::vector<std::uint64_t> released;
+  FakeAllocator fa;
+  fa.released = &released;
+  {
+    plan::BufferSets<FakeAllocator> sets(fa, 2);
+    auto shape = [](std::uint64_t bytes) { return std::vector<plan::BufferPlan>{{0, bytes, 4096, bytes + 8192}}; };
+    const auto a = shape(16), b = shape(32), c = shape(64);
+    const std::uint64_t first_a = (*sets.acquire(a))[0];
+    ASSERT_TRUE(sets.acquire(b));
+    ASSERT_TRUE(sets.acquire(a));   // a is now the most recently used
+    ASSERT_TRUE(sets.acquire(c));   // evicts b, not a
+    EXPECT_EQ(sets.size(), 2u);
+    ASSERT_EQ(released.size(), 1u);
+    EXPECT_EQ(released[0], 0x30000u);  // b's allocation (a's took 0x10000 and the 64 KiB after it)
+    EXPECT_EQ((*sets.acquire(a))[0], first_a);
+    // Moving the sets moves ownership: nothing is released twice.
+    plan::BufferSets<FakeAllocator> moved(std::move(sets));
+    EXPECT_EQ(moved.size(), 2u);
+    EXPECT_EQ(released.size(), 1u);
+  }
+  // Destroyed: a's and c's allocations are released too, each once.
+  ASSERT_EQ(released.size(), 3u);
+  std::map<std::uint64_t, int> times;
+  for (auto r : released) ++times[r];
+  for (const auto& [addr, n] : times) EXPECT_EQ(n, 1) << addr;
+}
+
+TEST(HipBufferSets, FailedAllocationKeepsNothingAndNamesTheArgument) {
+  std::vector<std::uint64_t> released;
+  FakeAllocator fa;
+  fa.released = &released;
+  fa.fail_at = 1;  // the second buffer's allocation fails
+  plan::BufferSets<FakeAllocator> sets(fa);
+  const auto spec = spec_of(three_buffers);
+  auto bp = plan::buffers(spec);
+  ASSERT_TRUE(bp);
+  auto s = sets.acquire(*bp);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("arg 1"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("hipErrorOutOfMemory"), std::string::npos) << s.error().message;
+  EXPECT_EQ(sets.size(), 0u);
+  ASSERT_EQ(released.size(), 1u);  // the first buffer's allocation went back
+  EXPECT_EQ(released[0], 0x10000u);
+}
+
+// ---- The LDS rule and the kernarg comparison (3c, item 5) -------------------------------------------------------
+
+TEST(HipKernargs, LdsAllocationIsTheEmulatorsRule) {
+  co::KernelMeta m;
+  m.name = "k";
+  m.max_flat_workgroup_size = 64;
+  // No fixed LDS (Triton): the whole 64 KiB is dynamic; a spec's "dynamic_lds" is taken as given.
+  auto l = verify::lds_allocation(m, spec_of(R"({"grid": [1,1,1], "args": []})"));
+  EXPECT_EQ(l.fixed, 0u);
+  EXPECT_EQ(l.dynamic, 65536u);
+  l = verify::lds_allocation(m, spec_of(R"({"grid": [1,1,1], "args": [], "dynamic_lds": 1000})"));
+  EXPECT_EQ(l.dynamic, 1000u);
+  EXPECT_EQ(l.total(), 1000u);
+  // 3 KiB fixed, no hidden_dynamic_lds_size: exactly the fixed size; with the hidden argument, the rest of 64 KiB.
+  m.group_segment_fixed_size = 3072;
+  l = verify::lds_allocation(m, spec_of(R"({"grid": [1,1,1], "args": []})"));
+  EXPECT_EQ(l.fixed, 3072u);
+  EXPECT_EQ(l.dynamic, 0u);
+  m.args = {arg("hidden_dynamic_lds_size", 0, 4)};
+  l = verify::lds_allocation(m, spec_of(R"({"grid": [1,1,1], "args": []})"));
+  EXPECT_EQ(l.dynamic, 65536u - 3072u);
+  EXPECT_EQ(verify::dynamic_lds_bytes(m, spec_of(R"({"grid": [1,1,1], "args": []})")), 65536u - 3072u);
+}
+
+TEST(HipKernargs, HiddenArgumentsAreNotPartOfTheLaunchIdentity) {
+  // K0 and K1 of one kernel with a hidden_dynamic_lds_size argument; K1's fixed LDS is 1 KiB larger. Under one spec
+  // (no "dynamic_lds") each gets the rest of 64 KiB, so the hidden value differs (64512 vs 63488) while every
+  // explicit byte is the same: the same launch.
+  co::KernelMeta k0;
+  k0.name = "k";
+  k0.symbol = "k.kd";
+  k0.kernarg_segment_size = 16 + 256;
+  k0.max_flat_workgroup_size = 1024;
+  k0.group_segment_fixed_size = 1024;
+  k0.args = {arg("global_buffer", 0, 8), arg("by_value", 8, 4), arg("hidden_block_count_x", 16, 4),
+             arg("hidden_dynamic_lds_size", 136, 4)};
+  k0.args[0].name = "out";
+  co::KernelMeta k1 = k0;
+  k1.group_segment_fixed_size = 2048;
+  const auto spec = spec_of(R"({"grid": [7,1,1], "block": [128,1,1], "args": [
+      {"buffer": {"dtype": "u8", "count": 1, "init": "zeros"}}, {"scalar": {"type": "u32", "value": 9}}]})");
+  const std::vector<std::uint64_t> addrs{0x1000, 0};
+  auto b0 = plan::kernargs(k0, spec, addrs);
+  auto b1 = plan::kernargs(k1, spec, addrs);
+  ASSERT_TRUE(b0 && b1);
+  EXPECT_EQ(load_le(b0->bytes, 136, 4), 64512u);
+  EXPECT_EQ(load_le(b1->bytes, 136, 4), 63488u);
+  EXPECT_NE(b0->bytes, b1->bytes);
+  EXPECT_EQ(verify::kernarg_difference(k0, b0->bytes, b1->bytes), std::nullopt);
+  // An explicit byte that differs is named: argument 0 ("out"), offset 0, byte 2.
+  auto b2 = b1->bytes;
+  b2[2] = std::byte{0x7f};
+  const auto why = verify::kernarg_difference(k0, b0->bytes, b2);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("explicit argument 0 (out)"), std::string::npos) << *why;
+  EXPECT_NE(why->find("byte 2"), std::string::npos) << *why;
+  // Padding between arguments (bytes 12..15) is the caller's too.
+  auto b3 = b0->bytes;
+  b3[13] = std::byte{1};
+  const auto pad = verify::kernarg_difference(k0, b0->bytes, b3);
+  ASSERT_TRUE(pad.has_value());
+  EXPECT_NE(pad->find("byte 13"), std::string::npos) << *pad;
+  // A different size is a difference.
+  EXPECT_TRUE(verify::kernarg_difference(k0, b0->bytes, std::span(b0->bytes).first(100)).has_value());
+}
+
+TEST(HipKernargs, LaunchKernargDifferenceReadsTheMetadataDocument) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto f = co::ElfFile::read(dir / "triton" / "vec_add_f32.gfx942.hsaco");
+  ASSERT_TRUE(f);
+  auto doc = co::read_metadata(*f);
+  ASSERT_TRUE(doc);
+  auto ks = co::kernels(*doc);
+  ASSERT_TRUE(ks);
+  const auto spec = spec_of(three_buffers);
+  const std::vector<std::uint64_t> addrs{0x1000, 0x2000, 0x3000, 0, 0, 0};
+  auto k = plan::kernargs(ks->front(), spec, addrs);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(verify::launch_kernarg_difference(*doc, spec, k->bytes, k->bytes), std::nullopt);
+  auto other = k->bytes;
+  other[24] = std::byte{0};  // n (by_value, offset 24): vec_add has no hidden arguments, so every byte counts
+  const auto why = verify::launch_kernarg_difference(*doc, spec, k->bytes, other);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("explicit argument 3"), std::string::npos) << *why;
+  EXPECT_NE(why->find("offset 24"), std::string::npos) << *why;
+}

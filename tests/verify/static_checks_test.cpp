@@ -1,6 +1,7 @@
 // Tests of verify/static_checks.hpp: every Triton corpus kernel (LLVM output) passes the waitcnt and ABI checks;
 // a descriptor whose VGPR (or AGPR, SGPR) allocation is shrunk below what LLVM says the kernel uses (its `.s`
-// listing's "; NumVgprs:" comment) is an ABI finding; the aiter corpus has no ABI findings.
+// listing's "; NumVgprs:" comment) is an ABI finding; the aiter corpus has no ABI findings; a branch to a label that
+// does not exist is an error finding (cfg:unresolved_branch), an indirect branch a warning.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/ir/parser.hpp"
 #include "asmevo/verify/static_checks.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
@@ -56,6 +58,8 @@ TEST(StaticChecks, TritonKernelsAreCleanAndShrinkingVgprsIsAnAbiFinding) {
     ASSERT_EQ(r->size(), obj->module.kernels.size());
     EXPECT_EQ(count_rules(*r, false), 0u) << e.path() << "\n" << all(*r);
     EXPECT_EQ(count_rules(*r, true), 0u) << e.path() << "\n" << all(*r);
+    for (const auto& k : *r)
+      for (const auto& f : k.findings) EXPECT_FALSE(f.rule.starts_with("cfg:")) << e.path() << ": " << f.message;
 
     // Shrink the VGPR allocation one granule below what LLVM counted.
     fs::path s = e.path();
@@ -111,7 +115,7 @@ TEST(StaticChecks, ShrinkingSgprsIsAnAbiFinding) {
       << all(*r);
 }
 
-TEST(StaticChecks, AiterHasNoAbiFindings) {
+TEST(StaticChecks, AiterHasNoAbiOrControlFlowFindings) {
   ASMEVO_REQUIRE_CORPUS(dir);
   std::size_t files = 0;
   for (const char* t : {"gfx942", "gfx950"}) {
@@ -125,9 +129,94 @@ TEST(StaticChecks, AiterHasNoAbiFindings) {
       auto r = verify::static_check(obj->module);
       ASSERT_TRUE(r.has_value()) << e.path() << ": " << r.error().message;
       EXPECT_EQ(count_rules(*r, true), 0u) << e.path() << "\n" << all(*r);
+      // Production code branches only to its own labels, and (in this corpus) never indirectly.
+      for (const auto& k : *r)
+        for (const auto& f : k.findings) EXPECT_FALSE(f.rule.starts_with("cfg:")) << e.path() << ": " << f.message;
     }
   }
   EXPECT_GT(files, 0u);
+}
+
+/// A module holding one hand-written kernel `k` (default descriptor: one VGPR and one SGPR granule, which the
+/// snippets stay within).
+co::Module module_of(const std::string& text) {
+  co::Module m;
+  m.target = Target::gfx942;
+  m.target_id = "gfx942";
+  auto p = parse_program(text, Target::gfx942, "<static_checks_test>");
+  EXPECT_TRUE(p.has_value()) << (p ? std::string{} : p.error().message);
+  if (p) m.program = std::move(*p);
+  co::KernelInfo k;
+  k.name = "k";
+  m.kernels.push_back(std::move(k));
+  return m;
+}
+
+std::vector<analysis::Finding> with_rule(const std::vector<verify::KernelFindings>& r, std::string_view rule) {
+  std::vector<analysis::Finding> v;
+  for (const auto& k : r)
+    for (const auto& f : k.findings)
+      if (f.rule == rule) v.push_back(f);
+  return v;
+}
+
+TEST(StaticChecks, BranchToAMissingLabelIsAnError) {
+  // i2 branches to .LBB0_7, which the edit renamed away; i3 is where control should have gone.
+  const auto m = module_of(R"(k:
+  s_mov_b32 s0, 1
+  s_cmp_eq_u32 s0, 0
+  s_cbranch_scc1 .LBB0_7
+  v_mov_b32 v0, 0
+.LBB0_2:
+  s_endpgm
+)");
+  auto r = verify::static_check(m);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  const auto v = with_rule(*r, "cfg:unresolved_branch");
+  ASSERT_EQ(v.size(), 1u) << all(*r);
+  EXPECT_EQ(v[0].at, InstId{2});
+  EXPECT_EQ(v[0].severity, analysis::Severity::error);
+  EXPECT_NE(v[0].message.find("i2"), std::string::npos) << v[0].message;
+  EXPECT_NE(v[0].message.find(".LBB0_7"), std::string::npos) << v[0].message;
+  EXPECT_NE(v[0].message.find("kernel 'k'"), std::string::npos) << v[0].message;
+
+  // The same kernel with the label present: no cfg finding.
+  auto ok = verify::static_check(module_of(R"(k:
+  s_mov_b32 s0, 1
+  s_cmp_eq_u32 s0, 0
+  s_cbranch_scc1 .LBB0_7
+  v_mov_b32 v0, 0
+.LBB0_7:
+  s_endpgm
+)"));
+  ASSERT_TRUE(ok.has_value());
+  for (const auto& k : *ok)
+    for (const auto& f : k.findings) EXPECT_FALSE(f.rule.starts_with("cfg:")) << f.message;
+}
+
+TEST(StaticChecks, UnreachableBrokenBranchIsNotTheKernels) {
+  // The broken branch sits after s_endpgm, in code `k` never reaches: not this kernel's finding.
+  auto r = verify::static_check(module_of(R"(k:
+  s_endpgm
+  s_branch .Lnowhere
+)"));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(with_rule(*r, "cfg:unresolved_branch").empty()) << all(*r);
+}
+
+TEST(StaticChecks, IndirectBranchIsAWarning) {
+  auto r = verify::static_check(module_of(R"(k:
+  s_getpc_b64 s[0:1]
+  s_setpc_b64 s[0:1]
+.L1:
+  s_endpgm
+)"));
+  ASSERT_TRUE(r.has_value());
+  const auto v = with_rule(*r, "cfg:indirect_branch");
+  ASSERT_EQ(v.size(), 1u) << all(*r);
+  EXPECT_EQ(v[0].at, InstId{1});
+  EXPECT_EQ(v[0].severity, analysis::Severity::warning);
+  EXPECT_TRUE(with_rule(*r, "cfg:unresolved_branch").empty());
 }
 
 }  // namespace

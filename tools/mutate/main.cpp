@@ -1,7 +1,9 @@
 // asmevo-mutate: plants mutants (verify/mutate.hpp) in a kernel, rebuilds each as `asmevo assemble` would, runs the
 // verification gate (verify/differential.hpp on the emulator) on it, and says for every mutant whether the gate
-// caught it, and by what; a survivor is shown equivalent only by a proof (identical code, an s_waitcnt that was
-// already a no-op on every path, or a flipped cache hint bit), never by "more tests passed": anything else is a MISS.
+// caught it, and by what; a survivor is shown equivalent only by a proof (a rebuilt object byte-identical to K0's,
+// an s_waitcnt that was already a no-op on every path, or a flipped cache hint bit), never by "more tests passed":
+// anything else is a MISS. A mutant that does not rebuild (for whatever reason, an ABI refusal included) never
+// reaches the gate and counts as invalid, not as caught.
 //
 //   asmevo-mutate K0.co --launch L.json [--ops a,b,...] [--per-op N] [--seed S] [--trials N] [--schedules N] [--json]
 //
@@ -14,6 +16,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,18 +69,19 @@ struct Result {
   verify::MutOp op;
   InstId site;
   std::string description;
-  std::string outcome;      ///< invalid, caught_static, caught_abi, caught_memory_model, caught_run, survived
-  std::string equivalence;  ///< survivors: "identical code", "redundant wait", or "miss"
+  std::string outcome;      ///< invalid, caught_<the gate's rejected_by: static, abi, memory_model, coverage, run>,
+                            ///< survived
+  std::string equivalence;  ///< survivors: "identical code" (the whole file), "redundant wait", "cache hint", "miss"
   std::string reason;       ///< why invalid / what caught it
   double seconds = 0;
 };
 
-bool same_text(const codeobject::ElfFile& a, const codeobject::ElfFile& b) {
-  const auto* ta = a.find_section(".text");
-  const auto* tb = b.find_section(".text");
-  if (!ta || !tb) return false;
-  const auto da = a.data(*ta), db = b.data(*tb);
-  return ta->addr == tb->addr && std::equal(da.begin(), da.end(), db.begin(), db.end());
+/// The rebuilt object is K0's file byte for byte: then nothing about it differs, not its code, descriptors,
+/// metadata or data, and the gate has nothing to decide. (Equal .text alone proves less: a mutant can change a
+/// descriptor or data section and leave .text alone.)
+bool same_file(const codeobject::ElfFile& k0, std::span<const std::uint8_t> k1) {
+  const auto b0 = k0.bytes();
+  return std::equal(b0.begin(), b0.end(), k1.begin(), k1.end());
 }
 
 }  // namespace
@@ -196,13 +200,17 @@ int main(int argc, char** argv) {
       ro.recovered = &k0->module;
       auto rb = codeobject::rebuild(std::move(m->program), **enc, ro);
       if (!rb) {
-        if (rb.error().code == DiagCode::abi_error) {
-          r.outcome = "caught_abi";
-          r.reason = "rebuild refuses it: " + rb.error().message;
-        } else {
-          r.outcome = "invalid";
-          r.reason = "does not rebuild: " + rb.error().message;
-        }
+        // A mutant that cannot be built never reaches the gate, so the gate cannot be credited with it, whatever
+        // refused it (an ABI refusal included): it is invalid, with the reason.
+        r.outcome = "invalid";
+        r.reason = std::string(rb.error().code == DiagCode::abi_error ? "rebuild refuses it (ABI): " : "does not rebuild: ") +
+                   rb.error().message;
+        done();
+        continue;
+      }
+      if (same_file(k0->elf, rb->bytes)) {
+        r.outcome = "survived";
+        r.equivalence = "identical code";
         done();
         continue;
       }
@@ -210,13 +218,6 @@ int main(int argc, char** argv) {
       if (!k1) {
         r.outcome = "invalid";
         r.reason = "the rebuilt object does not recover: " + k1.error().message;
-        done();
-        continue;
-      }
-      if (same_text(k0->elf, k1->elf)) {
-        // Byte-identical code is the same kernel: nothing for the gate to decide.
-        r.outcome = "survived";
-        r.equivalence = "identical code";
         done();
         continue;
       }
@@ -248,8 +249,8 @@ int main(int argc, char** argv) {
 
   // Per-operator counts.
   struct Count {
-    int mutants = 0, invalid = 0, caught_static = 0, caught_abi = 0, caught_memory_model = 0, caught_run = 0,
-        identical = 0, redundant = 0, hint = 0, miss = 0;
+    int mutants = 0, invalid = 0, caught_static = 0, caught_abi = 0, caught_memory_model = 0, caught_coverage = 0,
+        caught_run = 0, identical = 0, redundant = 0, hint = 0, miss = 0;
   };
   std::map<std::string, Count> per;
   int misses = 0;
@@ -260,6 +261,7 @@ int main(int argc, char** argv) {
     else if (r.outcome == "caught_static") ++c.caught_static;
     else if (r.outcome == "caught_abi") ++c.caught_abi;
     else if (r.outcome == "caught_memory_model") ++c.caught_memory_model;
+    else if (r.outcome == "caught_coverage") ++c.caught_coverage;
     else if (r.outcome == "caught_run") ++c.caught_run;
     else if (r.equivalence == "identical code") ++c.identical;
     else if (r.equivalence == "redundant wait") ++c.redundant;
@@ -291,6 +293,7 @@ int main(int argc, char** argv) {
     for (const auto& [name, c] : per)
       sum[name] = {{"mutants", c.mutants}, {"invalid", c.invalid}, {"caught_static", c.caught_static},
                    {"caught_abi", c.caught_abi}, {"caught_memory_model", c.caught_memory_model},
+                   {"caught_coverage", c.caught_coverage},
                    {"caught_run", c.caught_run}, {"equivalent_identical", c.identical},
                    {"equivalent_redundant_wait", c.redundant}, {"equivalent_cache_hint", c.hint}, {"miss", c.miss}};
     j["summary"] = std::move(sum);

@@ -337,8 +337,15 @@ struct WaitcntAnalysis {
 
   /// The registers with a pending write just before item `item` (an instruction in a reachable block).
   [[nodiscard]] std::vector<PendingWrite> pending_before(std::size_t item) const;
-  /// True iff the s_waitcnt at `item` waits for nothing on any path: every counter is already at or below the
-  /// count it names wherever the instruction is reached (also true for an unreachable one).
+  /// True iff `item` is an instruction in a block that some path from the kernel's entry reaches (in this CFG).
+  [[nodiscard]] bool reachable(std::size_t item) const noexcept {
+    return item < before.size() && before[item].reached;
+  }
+  /// True iff the s_waitcnt at `item` is reachable and waits for nothing on any path: every counter is already at
+  /// or below the count it names wherever the instruction is reached. False for an unreachable wait: "no path
+  /// reaches it" is a fact about this CFG (which cannot follow a branch to an unknown label, and sees only this
+  /// kernel's entry), not a proof that the wait is a no-op, so callers that treat the answer as an equivalence proof
+  /// (tools/mutate) must not get one from it.
   [[nodiscard]] bool wait_is_redundant(std::size_t item) const;
 };
 
@@ -438,7 +445,7 @@ inline std::vector<PendingWrite> WaitcntAnalysis::pending_before(std::size_t ite
 inline bool WaitcntAnalysis::wait_is_redundant(std::size_t item) const {
   if (item >= facts.size() || !facts[item].wait) return false;
   const CounterState& c = before[item];
-  if (!c.reached) return true;
+  if (!c.reached) return false;
   const Waitcnt& w = *facts[item].wait;
   return c.get(Counter::vm) <= w.vm && c.get(Counter::lgkm) <= w.lgkm && c.get(Counter::exp) <= w.exp;
 }

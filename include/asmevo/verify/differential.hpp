@@ -1,10 +1,15 @@
 // Differential verification (DESIGN.md "Verification policy"): K1 is accepted only when it keeps K0's ABI, adds no
-// static finding, keeps K0's memory-model bits, and behaves like K0 on every shape and trial of the launch file under
-// several schedules, with the same kernarg bytes and inputs; the answer comes with a JSON receipt saying why.
+// static finding, keeps K0's memory-model bits, changes no kernel the launch file does not run, and behaves like K0
+// on every shape and trial of the launch file under several schedules, with the same kernarg bytes and inputs; the
+// answer comes with a JSON receipt saying why.
 //
 // The cheap rejections run first and a K1 that fails one is never run further: (a) ABI (codeobject::check_abi),
-// (b) static checks (verify/static_checks.hpp; K0's own findings are reported but tolerated when K1 has them too),
-// (c) memory model (verify/memory_model.hpp), (d) runs on an Executor.
+// (b) static checks (verify/static_checks.hpp; K0's own findings are reported, and tolerated in K1 only at the same
+// place: K1's instructions are aligned with K0's kernel by kernel and a finding is inherited when its instructions
+// map onto a K0 finding of the same rule), (c) memory model (verify/memory_model.hpp), (d) coverage (a kernel no
+// launch runs must keep K0's code), (e) runs on an Executor. From the second trial on, every output whose declared
+// init is "zeros" or a fill starts as a per-trial canary (the same random bytes for K0 and K1), so a K1 that skips a
+// store whose value K0 writes equal to the declared init still differs.
 #pragma once
 
 #include <algorithm>
@@ -20,11 +25,14 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/resources.hpp"
 #include "asmevo/codeobject/abi.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/support/diag.hpp"
@@ -241,16 +249,6 @@ using OJson = nlohmann::ordered_json;
   return s;
 }
 
-/// A finding's identity across an edit: its rule and the text of both instructions without ids.
-[[nodiscard]] inline std::string finding_key(const analysis::Finding& f, const Program& p) {
-  auto text = [&](std::optional<InstId> id) -> std::string {
-    if (!id) return "-";
-    const Inst* in = p.find(*id);
-    return in ? print_inst(*in) : "?" + id_text(*id);
-  };
-  return f.rule + "\x1f" + text(f.at) + "\x1f" + text(f.other);
-}
-
 [[nodiscard]] inline OJson finding_json(const std::string& kernel, const analysis::Finding& f) {
   OJson j;
   j["kernel"] = kernel;
@@ -274,6 +272,412 @@ using OJson = nlohmann::ordered_json;
 }
 
 }  // namespace detail
+
+// ---------------------------------------------------------------------------------------------------------------
+// Aligning K1's code with K0's
+// ---------------------------------------------------------------------------------------------------------------
+
+namespace detail {
+
+/// A matched run of a diff: a[x + t] == b[y + t] for t < len.
+struct Snake {
+  std::size_t x = 0, y = 0, len = 0;
+};
+
+/// Myers' middle snake of `a` against `b` ("An O(ND) Difference Algorithm and Its Variations", Algorithmica 1986,
+/// section 4b): a run of matches on some shortest edit path with about half of that path's edits on either side,
+/// found by searching forward from the start and backward from the end at once in O(N + M) space. Each diagonal
+/// step and each matched element costs one unit of `budget`; nullopt when it runs out. Precondition: the first and
+/// last elements of `a` and `b` differ (the caller strips common ends), so the edit distance is at least 2 and both
+/// halves left around the snake are smaller problems.
+[[nodiscard]] inline std::optional<Snake> middle_snake(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b,
+                                                       std::uint64_t& budget) {
+  using I = std::ptrdiff_t;
+  const I n = static_cast<I>(a.size()), m = static_cast<I>(b.size());
+  const I delta = n - m;
+  const bool odd = (delta & 1) != 0;
+  const I dmax = (n + m + 1) / 2;
+  const I off = dmax + 1;
+  // vf[off + k]: the furthest x reached on forward diagonal k = x - y; vb likewise counting from the ends.
+  std::vector<I> vf(static_cast<std::size_t>(2 * off + 1), 0), vb(static_cast<std::size_t>(2 * off + 1), 0);
+  auto spend = [&](I units) {
+    const auto u = static_cast<std::uint64_t>(units);
+    if (budget < u) return false;
+    budget -= u;
+    return true;
+  };
+  for (I d = 0; d <= dmax; ++d) {
+    for (I k = -d; k <= d; k += 2) {
+      I x = (k == -d || (k != d && vf[off + k - 1] < vf[off + k + 1])) ? vf[off + k + 1] : vf[off + k - 1] + 1;
+      I y = x - k;
+      const I x0 = x, y0 = y;
+      while (x < n && y < m && a[static_cast<std::size_t>(x)] == b[static_cast<std::size_t>(y)]) ++x, ++y;
+      if (!spend(1 + x - x0)) return std::nullopt;
+      vf[off + k] = x;
+      const I kr = delta - k;  // the backward diagonal through the same points
+      if (odd && kr >= -(d - 1) && kr <= d - 1 && x + vb[off + kr] >= n)
+        return Snake{static_cast<std::size_t>(x0), static_cast<std::size_t>(y0), static_cast<std::size_t>(x - x0)};
+    }
+    for (I k = -d; k <= d; k += 2) {
+      I x = (k == -d || (k != d && vb[off + k - 1] < vb[off + k + 1])) ? vb[off + k + 1] : vb[off + k - 1] + 1;
+      I y = x - k;
+      const I x0 = x;
+      while (x < n && y < m && a[static_cast<std::size_t>(n - 1 - x)] == b[static_cast<std::size_t>(m - 1 - y)]) ++x, ++y;
+      if (!spend(1 + x - x0)) return std::nullopt;
+      vb[off + k] = x;
+      const I kf = delta - k;
+      if (!odd && kf >= -d && kf <= d && x + vf[off + kf] >= n)
+        return Snake{static_cast<std::size_t>(n - x), static_cast<std::size_t>(m - y), static_cast<std::size_t>(x - x0)};
+    }
+  }
+  return std::nullopt;  // not reached: the searches meet by d = dmax
+}
+
+/// The elements that occur exactly once in a[a0, a1) and once in b[b0, b1), as pairs (i, j), reduced to a longest
+/// run increasing in both (patience sorting): the anchors of a patience diff (Bram Cohen's; git diff --patience).
+[[nodiscard]] inline std::vector<std::pair<std::size_t, std::size_t>> unique_anchors(
+    std::span<const std::uint32_t> a, std::span<const std::uint32_t> b, std::size_t a0, std::size_t a1,
+    std::size_t b0, std::size_t b1) {
+  struct Seen {
+    std::uint32_t na = 0, nb = 0;
+    std::size_t j = 0;
+  };
+  std::unordered_map<std::uint32_t, Seen> seen;
+  seen.reserve(a1 - a0);
+  for (std::size_t i = a0; i < a1; ++i) ++seen[a[i]].na;
+  for (std::size_t j = b0; j < b1; ++j)
+    if (auto it = seen.find(b[j]); it != seen.end()) ++it->second.nb, it->second.j = j;
+  std::vector<std::pair<std::size_t, std::size_t>> cand;
+  for (std::size_t i = a0; i < a1; ++i)
+    if (const Seen& s = seen[a[i]]; s.na == 1 && s.nb == 1) cand.emplace_back(i, s.j);
+  if (cand.empty()) return cand;
+  // Longest strictly increasing subsequence of the j's: tails[l] = the candidate ending the best run of length l+1.
+  std::vector<std::size_t> tails, prev(cand.size(), ~std::size_t{0});
+  for (std::size_t c = 0; c < cand.size(); ++c) {
+    const auto pos = std::lower_bound(tails.begin(), tails.end(), cand[c].second,
+                                      [&](std::size_t t, std::size_t j) { return cand[t].second < j; });
+    if (pos != tails.begin()) prev[c] = *(pos - 1);
+    if (pos == tails.end()) tails.push_back(c);
+    else *pos = c;
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> out(tails.size());
+  std::size_t c = tails.back();
+  for (std::size_t l = tails.size(); l-- > 0; c = prev[c]) out[l] = cand[c];
+  return out;
+}
+
+}  // namespace detail
+
+/// A common subsequence of `a` and `b` as pairs (i, j) with a[i] == b[j], increasing in both i and j: what diff
+/// tools compute, as they compute it. The common prefix and suffix match first; then, in what is left, elements
+/// unique on both sides anchor the match (patience diff) and the gaps between anchors are matched the same way;
+/// where no anchor is left, Myers' linear-space O(ND) diff finds a longest common subsequence. Usually longest, not
+/// always (anchors can cross better matches). `budget` bounds the Myers steps (about one per diagonal step and per
+/// matched element): a region that would need more stays unmatched, so the result is always a valid alignment and
+/// the time is bounded (O((N + M) log) with anchors, never beyond `budget` without).
+[[nodiscard]] inline std::vector<std::pair<std::size_t, std::size_t>> align(std::span<const std::uint32_t> a,
+                                                                           std::span<const std::uint32_t> b,
+                                                                           std::uint64_t budget = 20'000'000) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  struct Range {
+    std::size_t a0, a1, b0, b1;
+    bool anchors;
+  };
+  std::vector<Range> work{{0, a.size(), 0, b.size(), true}};
+  while (!work.empty()) {
+    Range r = work.back();
+    work.pop_back();
+    while (r.a0 < r.a1 && r.b0 < r.b1 && a[r.a0] == b[r.b0]) out.emplace_back(r.a0++, r.b0++);
+    while (r.a0 < r.a1 && r.b0 < r.b1 && a[r.a1 - 1] == b[r.b1 - 1]) out.emplace_back(--r.a1, --r.b1);
+    if (r.a0 == r.a1 || r.b0 == r.b1) continue;
+    if (r.anchors) {
+      const auto anchors = detail::unique_anchors(a, b, r.a0, r.a1, r.b0, r.b1);
+      if (!anchors.empty()) {
+        std::size_t pa = r.a0, pb = r.b0;
+        for (const auto& [i, j] : anchors) {
+          out.emplace_back(i, j);
+          work.push_back({pa, i, pb, j, true});
+          pa = i + 1, pb = j + 1;
+        }
+        work.push_back({pa, r.a1, pb, r.b1, true});
+        continue;
+      }
+    }
+    const auto s = detail::middle_snake(a.subspan(r.a0, r.a1 - r.a0), b.subspan(r.b0, r.b1 - r.b0), budget);
+    if (!s) continue;  // over budget: left unmatched
+    for (std::size_t t = 0; t < s->len; ++t) out.emplace_back(r.a0 + s->x + t, r.b0 + s->y + t);
+    work.push_back({r.a0, r.a0 + s->x, r.b0, r.b0 + s->y, false});
+    work.push_back({r.a0 + s->x + s->len, r.a1, r.b0 + s->y + s->len, r.b1, false});
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace detail {
+
+/// The items of kernel `name`'s code, in program order: every instruction reachable from its entry label in the
+/// CFG, and every instruction between the label and its `.size` (analysis::kernel_items) even if unreachable.
+/// Code reached only through a call (s_swappc_b64) is not in it: see other_code.
+[[nodiscard]] inline std::vector<std::size_t> kernel_code(const Program& p, const analysis::Cfg& g, std::string_view name) {
+  std::vector<std::size_t> idx;
+  if (const auto e = g.block_named(name))
+    for (const std::uint32_t b : g.reverse_post_order(*e))
+      for (const std::size_t i : g.blocks[b].insts) idx.push_back(i);
+  const auto own = analysis::kernel_items(p, name);
+  if (!own.empty()) {
+    const auto base = static_cast<std::size_t>(own.data() - p.items.data());
+    for (std::size_t k = 0; k < own.size(); ++k)
+      if (own[k].kind == Item::Kind::inst) idx.push_back(base + k);
+  }
+  std::sort(idx.begin(), idx.end());
+  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+  return idx;
+}
+
+/// `in` printed without its id, each branch-target operand (a form operand of kind label) replaced by
+/// `target(label text)`.
+template <class F>
+[[nodiscard]] std::string inst_text(const Inst& in, F&& target) {
+  const auto ops = isa::operands(isa::forms(in.target)[in.form]);
+  std::optional<Inst> copy;
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+    if (ops[k].kind == isa::Kind::label && in.ops[k].kind == Operand::Kind::expr) {
+      if (!copy) copy = in;
+      copy->ops[k].text = target(in.ops[k].text);
+    }
+  return print_inst(copy ? *copy : in);
+}
+
+/// For every label of `p`: the item index of the first instruction after it (p.items.size() when none).
+[[nodiscard]] inline std::unordered_map<std::string, std::size_t> label_targets(const Program& p) {
+  std::unordered_map<std::string, std::size_t> out;
+  std::vector<std::string_view> pending;
+  for (std::size_t i = 0; i < p.items.size(); ++i) {
+    const Item& it = p.items[i];
+    if (it.kind == Item::Kind::label) pending.push_back(it.name);
+    if (it.kind != Item::Kind::inst) continue;
+    for (auto l : pending) out.emplace(std::string(l), i);
+    pending.clear();
+  }
+  for (auto l : pending) out.emplace(std::string(l), p.items.size());
+  return out;
+}
+
+/// The code `idx` (sorted item indexes) as text that does not depend on label names: each branch target is written
+/// as `@N`, N its target's position in `idx`, or `@outside:NAME` when the target is not in it. Two such texts are
+/// equal exactly when the instructions and the branch structure are.
+[[nodiscard]] inline std::vector<std::string> code_text(const Program& p, std::span<const std::size_t> idx,
+                                                       const std::unordered_map<std::string, std::size_t>& targets) {
+  std::vector<std::string> out;
+  out.reserve(idx.size());
+  for (const std::size_t i : idx)
+    out.push_back(inst_text(p.items[i].inst, [&](const std::string& label) {
+      const auto t = targets.find(label);
+      if (t != targets.end()) {
+        const auto pos = std::lower_bound(idx.begin(), idx.end(), t->second);
+        if (pos != idx.end() && *pos == t->second) return "@" + std::to_string(pos - idx.begin());
+      }
+      return "@outside:" + label;
+    }));
+  return out;
+}
+
+/// A finding about the whole kernel rather than one site: the ABI register-count rules point at the kernel's first
+/// instruction only because a finding needs an `at`; their message states the counts, which identify them.
+[[nodiscard]] inline bool kernel_wide(const analysis::Finding& f) {
+  return f.rule.starts_with("abi:") && f.rule != "abi:scratch";
+}
+
+}  // namespace detail
+
+/// The findings of K1 (`f1`, static_check of `m1`) that K0 (`f0`, of `m0`) does not explain, kernel by kernel.
+/// K1's code of each kernel is aligned with K0's (verify::align over the printed instructions, branch targets left
+/// out so that renamed labels still match); a K1 finding is inherited when its `at` and its `other` both map onto a
+/// K0 finding of the same rule, each K0 finding explaining at most one K1 finding. An identical-looking finding
+/// anywhere else (a wait dropped at a second site while the first is fixed) is new. Kernel-wide ABI findings
+/// (detail::kernel_wide) are inherited when K0 has one with the same rule and message. Instructions the alignment
+/// leaves unmatched (edited ones, or a region past the alignment's budget) inherit nothing: the conservative side.
+[[nodiscard]] inline std::vector<KernelFindings> new_static_findings(const codeobject::Module& m0,
+                                                                    const std::vector<KernelFindings>& f0,
+                                                                    const codeobject::Module& m1,
+                                                                    const std::vector<KernelFindings>& f1) {
+  std::vector<KernelFindings> out;
+  std::optional<analysis::Cfg> g0, g1;
+  std::unordered_map<std::string, std::uint32_t> tokens;
+  auto token_seq = [&](const Program& p, std::span<const std::size_t> idx) {
+    std::vector<std::uint32_t> seq;
+    seq.reserve(idx.size());
+    for (const std::size_t i : idx) {
+      const std::string t = detail::inst_text(p.items[i].inst, [](const std::string&) { return std::string("<label>"); });
+      seq.push_back(tokens.emplace(t, static_cast<std::uint32_t>(tokens.size())).first->second);
+    }
+    return seq;
+  };
+  for (const auto& kf1 : f1) {
+    if (kf1.findings.empty()) continue;
+    KernelFindings fresh{kf1.kernel, {}};
+    const KernelFindings* kf0 = nullptr;
+    for (const auto& k : f0)
+      if (k.kernel == kf1.kernel) kf0 = &k;
+    if (!kf0 || kf0->findings.empty()) {
+      out.push_back(kf1);
+      continue;
+    }
+    if (!g0) g0 = analysis::build_cfg(m0.program);
+    if (!g1) g1 = analysis::build_cfg(m1.program);
+    const auto code0 = detail::kernel_code(m0.program, *g0, kf1.kernel);
+    const auto code1 = detail::kernel_code(m1.program, *g1, kf1.kernel);
+    const auto t0 = token_seq(m0.program, code0), t1 = token_seq(m1.program, code1);
+    std::unordered_map<std::uint32_t, std::uint32_t> to_k0;  // K1 instruction id -> K0 instruction id
+    for (const auto& [i0, i1] : align(t0, t1))
+      to_k0.emplace(m1.program.items[code1[i1]].inst.id.value, m0.program.items[code0[i0]].inst.id.value);
+    constexpr std::int64_t no_other = -1;
+    std::map<std::tuple<std::string, std::uint32_t, std::int64_t>, std::size_t> sites;
+    std::map<std::pair<std::string, std::string>, std::size_t> wide;
+    for (const auto& f : kf0->findings) {
+      if (detail::kernel_wide(f)) ++wide[{f.rule, f.message}];
+      else ++sites[{f.rule, f.at.value, f.other ? std::int64_t{f.other->value} : no_other}];
+    }
+    for (const auto& f : kf1.findings) {
+      std::size_t* left = nullptr;
+      if (detail::kernel_wide(f)) {
+        if (auto it = wide.find(std::pair(f.rule, f.message)); it != wide.end()) left = &it->second;
+      } else if (const auto at = to_k0.find(f.at.value); at != to_k0.end()) {
+        std::int64_t other = no_other;
+        bool mapped = true;
+        if (f.other) {
+          const auto o = to_k0.find(f.other->value);
+          mapped = o != to_k0.end();
+          if (mapped) other = o->second;
+        }
+        if (mapped)
+          if (auto it = sites.find(std::tuple(f.rule, at->second, other)); it != sites.end()) left = &it->second;
+      }
+      if (left && *left > 0) {
+        --*left;
+        continue;
+      }
+      fresh.findings.push_back(f);
+    }
+    if (!fresh.findings.empty()) out.push_back(std::move(fresh));
+  }
+  return out;
+}
+
+/// A kernel that no launch runs and whose code K1 changed.
+struct UnlaunchedChange {
+  std::string kernel;
+  std::string what;  ///< how it changed, in the user's terms
+};
+
+/// The kernels of K0 that no spec of `shapes` runs (a spec without a kernel runs the object's only kernel) and
+/// that K1 changed: their code (detail::kernel_code, compared as detail::code_text, so renamed labels are no
+/// change but a moved branch target is), their LDS or scratch size, or, when the kernel calls (s_swappc_b64) or
+/// jumps through a register, the code that belongs to no kernel. Empty when a spec names no kernel and the object
+/// holds several (the run then fails with a usage error of its own). A kernel K1 lost or renamed is an ABI change,
+/// caught before this.
+[[nodiscard]] inline std::vector<UnlaunchedChange> unlaunched_changes(const codeobject::Module& m0,
+                                                                     const codeobject::Module& m1,
+                                                                     std::span<const LaunchSpec> shapes) {
+  std::vector<UnlaunchedChange> out;
+  std::vector<std::string_view> run;
+  for (const auto& s : shapes) {
+    if (!s.kernel.empty()) run.push_back(s.kernel);
+    else if (m0.kernels.size() == 1) run.push_back(m0.kernels.front().name);
+    else return out;
+  }
+  std::vector<const codeobject::KernelInfo*> idle;
+  for (const auto& k : m0.kernels)
+    if (std::find(run.begin(), run.end(), k.name) == run.end()) idle.push_back(&k);
+  if (idle.empty()) return out;
+
+  const analysis::Cfg g0 = analysis::build_cfg(m0.program), g1 = analysis::build_cfg(m1.program);
+  const auto l0 = detail::label_targets(m0.program), l1 = detail::label_targets(m1.program);
+  auto first_difference = [&](std::span<const std::size_t> c0, std::span<const std::size_t> c1) -> std::string {
+    const auto x0 = detail::code_text(m0.program, c0, l0), x1 = detail::code_text(m1.program, c1, l1);
+    std::size_t i = 0;
+    while (i < x0.size() && i < x1.size() && x0[i] == x1[i]) ++i;
+    if (i == x0.size() && i == x1.size()) return {};
+    auto at = [](const Program& p, std::span<const std::size_t> c, const std::vector<std::string>& x, std::size_t i) {
+      return i < c.size() ? detail::id_text(p.items[c[i]].inst.id) + " `" + x[i] + "`" : std::string("its end");
+    };
+    return "instruction " + std::to_string(i) + " is K0 " + at(m0.program, c0, x0, i) + ", K1 " +
+           at(m1.program, c1, x1, i);
+  };
+  bool calls = false;
+  for (const auto* k0 : idle) {
+    const codeobject::KernelInfo* k1 = nullptr;
+    for (const auto& k : m1.kernels)
+      if (k.name == k0->name) k1 = &k;
+    if (!k1) {
+      out.push_back({k0->name, "K1 has no such kernel"});
+      continue;
+    }
+    const auto c0 = detail::kernel_code(m0.program, g0, k0->name), c1 = detail::kernel_code(m1.program, g1, k0->name);
+    for (const std::size_t i : c0) {
+      const auto& f = isa::forms(m0.program.items[i].inst.target)[m0.program.items[i].inst.form];
+      calls = calls || f.has(isa::prop::call) || f.has(isa::prop::indirect_branch);
+    }
+    if (std::string d = first_difference(c0, c1); !d.empty()) {
+      out.push_back({k0->name, "its code differs from K0's: " + d});
+      continue;
+    }
+    for (const auto* fld : {&codeobject::field::group_segment_fixed_size, &codeobject::field::private_segment_fixed_size})
+      if (k0->descriptor.get(*fld) != k1->descriptor.get(*fld)) {
+        out.push_back({k0->name, "its descriptor's " + std::string(fld->name) + " is " +
+                                     std::to_string(k1->descriptor.get(*fld)) + " in K1, " +
+                                     std::to_string(k0->descriptor.get(*fld)) + " in K0"});
+        break;
+      }
+  }
+  if (calls) {
+    // Code outside every kernel: what a call may reach. Compared whole, since which of it a call reaches is not known.
+    auto orphans = [](const codeobject::Module& m, const analysis::Cfg& g) {
+      std::vector<bool> owned(m.program.items.size(), false);
+      for (const auto& k : m.kernels)
+        for (const std::size_t i : detail::kernel_code(m.program, g, k.name)) owned[i] = true;
+      std::vector<std::size_t> idx;
+      for (std::size_t i = 0; i < m.program.items.size(); ++i)
+        if (m.program.items[i].kind == Item::Kind::inst && !owned[i]) idx.push_back(i);
+      return idx;
+    };
+    if (std::string d = first_difference(orphans(m0, g0), orphans(m1, g1)); !d.empty())
+      for (const auto* k0 : idle) {
+        bool listed = false;
+        for (const auto& u : out) listed = listed || u.kernel == k0->name;
+        if (!listed)
+          out.push_back({k0->name, "it may call code outside every kernel, and that code differs from K0's: " + d});
+      }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Output canaries
+// ---------------------------------------------------------------------------------------------------------------
+
+/// The init an output buffer of `dtype` (argument `arg`) starts from in trials after the first when its declared
+/// init is "zeros" or a fill: uniform random over a range every element of the dtype can hold ([-100, 100] for the
+/// float dtypes, within even fp8 e4m3's; the whole range for 8- to 32-bit integers; [-2^53, 2^53] or [0, 2^53] for
+/// 64-bit ones), drawn from seed + trial like any random init. With a declared zero or constant, a K1 that skips a
+/// store of a value equal to it would leave the same bytes as K0; with a canary it leaves random ones.
+[[nodiscard]] inline Init canary_init(DType dtype, std::size_t arg) {
+  Init in;
+  in.kind = Init::random;
+  in.seed = detail::SplitMix64{0xca4a11e5ull + arg}.next();
+  if (dtype_is_float(dtype)) {
+    in.min = -100, in.max = 100;
+  } else if (dtype_size(dtype) == 8) {
+    in.min = dtype_is_signed(dtype) ? -0x1p53 : 0, in.max = 0x1p53;
+  } else {
+    const auto [lo, hi] = detail::int_range(dtype);
+    in.min = static_cast<double>(lo), in.max = static_cast<double>(hi);
+  }
+  return in;
+}
+
+/// Whether an output declared with `in` gets a canary in trials after the first.
+[[nodiscard]] inline bool takes_canary(const Init& in) { return in.kind == Init::zeros || in.kind == Init::fill; }
 
 // ---------------------------------------------------------------------------------------------------------------
 // The verifier
@@ -333,8 +737,8 @@ template <Executor E>
                         (abi.size() > 1 ? " (and " + std::to_string(abi.size() - 1) + " more)" : ""));
   }
 
-  // (b) Static checks: K0's findings are known and reported; K1 may keep them (matched by rule and instruction
-  // text, as a multiset, since an edit renumbers nothing but moves and adds instructions), but adds none.
+  // (b) Static checks: K0's findings are known and reported; K1 may keep them where they were (new_static_findings
+  // aligns K1's code with K0's), but adds none.
   if (opt.static_checks) {
     auto f0 = static_check(k0.module);
     if (!f0) {
@@ -344,12 +748,8 @@ template <Executor E>
     }
     OJson s;
     OJson k0_list = OJson::array(), k1_new = OJson::array();
-    std::map<std::string, std::size_t> known;
     for (const auto& kf : *f0)
-      for (const auto& f : kf.findings) {
-        ++known[kf.kernel + "\x1e" + detail::finding_key(f, k0.module.program)];
-        k0_list.push_back(detail::finding_json(kf.kernel, f));
-      }
+      for (const auto& f : kf.findings) k0_list.push_back(detail::finding_json(kf.kernel, f));
     auto f1 = static_check(k1.module);
     if (!f1) {
       s["k0"] = std::move(k0_list);
@@ -358,22 +758,21 @@ template <Executor E>
       return finish(Verdict::not_equivalent, "static", "K1 cannot be checked statically: " + f1.error().message);
     }
     std::string first;
-    for (const auto& kf : *f1)
+    std::size_t k1_all = 0;
+    for (const auto& kf : *f1) k1_all += kf.findings.size();
+    for (const auto& kf : new_static_findings(k0.module, *f0, k1.module, *f1))
       for (const auto& f : kf.findings) {
-        auto it = known.find(kf.kernel + "\x1e" + detail::finding_key(f, k1.module.program));
-        if (it != known.end() && it->second > 0) {
-          --it->second;
-          continue;
-        }
         if (first.empty()) first = kf.kernel + ": " + f.rule + " at " + detail::id_text(f.at) + ": " + f.message;
         k1_new.push_back(detail::finding_json(kf.kernel, f));
       }
     s["k0"] = std::move(k0_list);
     s["k1_new"] = k1_new;
+    s["k1_inherited"] = k1_all - k1_new.size();
     j["static"] = std::move(s);
     if (!k1_new.empty())
       return finish(Verdict::not_equivalent, "static",
-                    "K1 has " + std::to_string(k1_new.size()) + " static finding(s) K0 does not have; the first: " + first);
+                    "K1 has " + std::to_string(k1_new.size()) + " static finding(s) K0 does not have at the same place; "
+                    "the first: " + first);
   }
 
   // (c) Memory model: the scope bits of every memory access.
@@ -382,6 +781,9 @@ template <Executor E>
     OJson list = OJson::array();
     for (const auto& d : diffs) {
       OJson e;
+      e["kernel"] = d.kernel;
+      e["rule"] = d.rule;
+      e["message"] = d.message;
       e["access"] = describe(d.access, k1.module.target);
       e["k0_count"] = d.k0_count;
       e["k1_count"] = d.k1_count;
@@ -390,23 +792,29 @@ template <Executor E>
     }
     j["memory_model"] = list;
     if (!diffs.empty()) {
-      // Name what K1 added (a new scope bit) before what it lost.
-      const MemoryModelDifference* pick = &diffs.front();
-      for (const auto& d : diffs)
-        if (d.k1_count > d.k0_count) { pick = &d; break; }
-      const auto& d = *pick;
+      const auto& d = diffs.front();
       return finish(Verdict::not_equivalent, "memory_model",
-                    "K1's memory accesses differ from K0's in kind, width or cache scope bits (which a single run "
-                    "cannot check): " + describe(d.access, k1.module.target) + " occurs " + std::to_string(d.k1_count) +
-                        " time(s) in K1 and " + std::to_string(d.k0_count) + " in K0" +
-                        (d.example ? " (" + std::string(d.k1_count > d.k0_count ? "K1 " : "K0 ") +
-                                         detail::id_text(*d.example) + ": " + d.example_text + ")"
-                                   : std::string()) +
-                        (diffs.size() > 1 ? "; " + std::to_string(diffs.size() - 1) + " more difference(s)" : ""));
+                    "K1 does not keep K0's memory ordering (which a single run cannot check): " + d.message +
+                        (diffs.size() > 1 ? "; " + std::to_string(diffs.size() - 1) + " more kernel(s) differ" : ""));
     }
   }
 
-  // (d) Runs.
+  // (d) Coverage: the runs below only show what the launched kernels do; any other kernel must keep K0's code.
+  {
+    const auto changes = unlaunched_changes(k0.module, k1.module, shapes);
+    OJson list = OJson::array();
+    for (const auto& c : changes) list.push_back({{"kernel", c.kernel}, {"change", c.what}});
+    j["unlaunched_changes"] = list;
+    if (!changes.empty()) {
+      const auto& c = changes.front();
+      return finish(Verdict::not_equivalent, "coverage",
+                    "kernel '" + c.kernel + "' changed but no launch in the launch file runs it (" + c.what + ")" +
+                        (changes.size() > 1 ? "; " + std::to_string(changes.size() - 1) + " more such kernel(s)"
+                                            : std::string()));
+    }
+  }
+
+  // (e) Runs.
   std::uint64_t next_seed = opt.seed;
   OJson shapes_json = OJson::array();
   bool verdict = false;  // a run decided (the receipt's verdict fields are set)
@@ -424,19 +832,58 @@ template <Executor E>
     for (std::uint32_t t = 0; t < trials && !verdict; ++t) {
       OJson tj;
       tj["trial"] = t;
+      const std::string where = where_shape + "trial " + std::to_string(t);
+      auto is_output = [&](std::size_t a) {
+        return std::find(spec.outputs.begin(), spec.outputs.end(), a) != spec.outputs.end();
+      };
+
+      // From the second trial on, the outputs declared "zeros" or a fill start as canaries (canary_init), the same
+      // bytes for K0 and K1. A K0 that does not run cleanly then reads them (as indexes or flags, say): that trial
+      // keeps the declared inits, and the receipt says so.
+      std::optional<LaunchSpec> canary;
+      if (t > 0)
+        for (std::size_t a = 0; a < spec.args.size(); ++a)
+          if (is_output(a) && spec.args[a].kind == ArgSpec::Kind::buffer && takes_canary(spec.args[a].buffer.init)) {
+            if (!canary) canary = spec;
+            canary->args[a].buffer.init = canary_init(spec.args[a].buffer.dtype, a);
+          }
+      RunRequest rq0{t, next_seed++};
+      auto o0 = exec.run(k0, canary ? *canary : spec, rq0);
+      std::string canary_dropped;
+      if (canary && o0) {
+        const OutBuffer* hit = nullptr;
+        for (const auto& b : o0->buffers)
+          if (b.guard_hit && !hit) hit = &b;
+        if (!o0->ok() || hit) {
+          canary_dropped = "K0 does not run cleanly with canary outputs (" +
+                           (o0->ok() ? "it writes into the guard bytes of arg" + std::to_string(hit->arg)
+                                     : detail::stop_text(*o0)) +
+                           "), so it reads them: this trial keeps the declared inits";
+          canary.reset();
+          o0 = exec.run(k0, spec, rq0);
+        }
+      }
+      const LaunchSpec& run_spec = canary ? *canary : spec;
       OJson inputs = OJson::array();
       for (std::size_t a = 0; a < spec.args.size(); ++a)
         if (spec.args[a].kind == ArgSpec::Kind::buffer) {
           OJson in;
           in["arg"] = a;
-          in.update(detail::init_json(spec.args[a], t));
+          in["output"] = is_output(a);
+          const Init& used = run_spec.args[a].buffer.init;
+          if (canary && is_output(a) && takes_canary(spec.args[a].buffer.init)) {
+            in["init"] = "canary";
+            in["seed"] = used.seed + t;
+            in["min"] = used.min;
+            in["max"] = used.max;
+            in["declared"] = detail::init_json(spec.args[a], t);
+          } else {
+            in.update(detail::init_json(spec.args[a], t));
+          }
           inputs.push_back(std::move(in));
         }
       tj["inputs"] = std::move(inputs);
-      const std::string where = where_shape + "trial " + std::to_string(t);
-
-      RunRequest rq0{t, next_seed++};
-      auto o0 = exec.run(k0, spec, rq0);
+      if (!canary_dropped.empty()) tj["canary_dropped"] = canary_dropped;
       if (!o0) {
         Diag d = std::move(o0).error();
         d.message = "running K0 (" + where + "): " + d.message;
@@ -465,7 +912,7 @@ template <Executor E>
         RunRequest rq1{t, next_seed++};
         OJson kj;
         kj["schedule_seed"] = rq1.schedule_seed;
-        auto o1 = exec.run(k1, spec, rq1);
+        auto o1 = exec.run(k1, run_spec, rq1);
         if (!o1) {
           // K0 ran with this spec, so the launch is fine: whatever K1 makes of it is K1's failure.
           kj["stop"] = nullptr;
@@ -485,9 +932,11 @@ template <Executor E>
           verdict = true;
           break;
         }
-        if (o1->kernarg != o0->kernarg)
-          return fail(DiagCode::internal, "the executor gave K0 and K1 different kernarg bytes (" + where +
-                                              "): verification needs identical launches");
+        // Hidden arguments are the runtime's to fill per kernel (hidden_dynamic_lds_size follows each object's own
+        // fixed LDS size); every explicit argument byte and the padding must match (verify/kernargs.hpp).
+        if (const auto why = launch_kernarg_difference(k0.module.metadata, spec, o0->kernarg, o1->kernarg))
+          return fail(DiagCode::internal, "the executor gave K0 and K1 different kernarg bytes (" + where + "): " +
+                                              *why + "; verification needs identical launches");
         if (o1->buffers.size() != o0->buffers.size())
           return fail(DiagCode::internal, "the executor returned " + std::to_string(o0->buffers.size()) +
                                               " buffers for K0 and " + std::to_string(o1->buffers.size()) + " for K1");

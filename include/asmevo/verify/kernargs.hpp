@@ -1,10 +1,13 @@
 // The kernarg segment of one launch, laid out from the code object's metadata as the HIP runtime (ROCclr) lays it
-// out: explicit arguments from the launch spec, hidden arguments from the launch geometry and the runtime's values.
+// out: explicit arguments from the launch spec, hidden arguments from the launch geometry and the runtime's values;
+// the LDS a launch gives each workgroup; and which kernarg bytes two launches must share to be the same launch.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -106,6 +109,46 @@ struct HiddenValues {
               " work-items, more than the dispatch packet's 32-bit grid size holds");
   if (!problems.empty()) return detail::gathered(std::move(problems), nullptr, "launch geometry");
   return b;
+}
+
+/// Bytes of LDS one workgroup can have on gfx9 (MI300 ISA (CDNA3) §10 "LDS": 64 KiB per workgroup). The emulator
+/// and the HIP executor both size launches with it.
+inline constexpr std::uint32_t max_workgroup_lds = 65536;
+
+/// The LDS one workgroup of a launch gets: the kernel's fixed group segment and the launch's dynamic part, which is
+/// hipModuleLaunchKernel's sharedMemBytes and the value the runtime writes into hidden_dynamic_lds_size.
+struct LdsAllocation {
+  std::uint32_t fixed = 0;    ///< .group_segment_fixed_size, at most max_workgroup_lds
+  std::uint32_t dynamic = 0;  ///< sharedMemBytes
+  [[nodiscard]] constexpr std::uint32_t total() const noexcept { return fixed + dynamic; }
+};
+
+/// The LDS a launch of `meta` under `spec` gives each workgroup, the one rule both executors use
+/// (verify/emu/launch.hpp emulate(), verify/hip/executor.hpp plan::kernargs):
+///  - the spec's "dynamic_lds" when given, capped so that fixed + dynamic <= max_workgroup_lds;
+///  - otherwise a kernel that can use dynamic LDS -- a hidden_dynamic_lds_size argument (code object v5+), or no fixed
+///    group segment at all (Triton declares all of its shared memory dynamically) -- gets the rest of the 64 KiB;
+///  - any other kernel gets exactly its fixed size, so an edit that touches LDS beyond the allocation faults on the
+///    emulator as it would misbehave on hardware.
+/// The default depends on the kernel's own fixed size: a K1 whose group segment differs from K0's gets another
+/// hidden_dynamic_lds_size under the same spec (see launch_kernarg_difference).
+[[nodiscard]] inline LdsAllocation lds_allocation(const codeobject::KernelMeta& meta, const LaunchSpec& spec) noexcept {
+  LdsAllocation l;
+  l.fixed = static_cast<std::uint32_t>(std::min<std::uint64_t>(meta.group_segment_fixed_size, max_workgroup_lds));
+  bool may_use_dynamic = l.fixed == 0;
+  for (const auto& a : meta.args) may_use_dynamic |= a.value_kind == "hidden_dynamic_lds_size";
+  const std::uint32_t total =
+      spec.dynamic_lds ? static_cast<std::uint32_t>(
+                             std::min<std::uint64_t>(max_workgroup_lds, std::uint64_t{l.fixed} + *spec.dynamic_lds))
+      : may_use_dynamic ? max_workgroup_lds
+                        : l.fixed;
+  l.dynamic = total - l.fixed;
+  return l;
+}
+
+/// The dynamic part of lds_allocation: sharedMemBytes and the value of hidden_dynamic_lds_size.
+[[nodiscard]] inline std::uint32_t dynamic_lds_bytes(const codeobject::KernelMeta& meta, const LaunchSpec& spec) noexcept {
+  return lds_allocation(meta, spec).dynamic;
 }
 
 namespace detail {
@@ -255,6 +298,54 @@ inline std::string scalar_types_of_size(std::uint64_t size) {
     detail::put_le(out, a.offset, a.size, v);
   }
   return out;
+}
+
+/// Where two kernarg segments of kernel `meta` differ in what the caller of a launch controls, or nullopt when they
+/// agree: the explicit arguments and every byte no argument covers (zero padding, or a size mismatch) count, the
+/// hidden arguments do not. "Same kernarg bytes" in DESIGN.md's verification policy means this: the hidden ones are
+/// the runtime's to write from the launch and from the kernel it launches (ROCclr VirtualGPU::submitKernelInternal,
+/// rocclr/device/rocm/rocvirtual.cpp, fills every Hidden* kind itself), so under one launch K0 and K1 may rightly
+/// differ there -- hidden_dynamic_lds_size follows each kernel's own group segment (lds_allocation) -- and on a
+/// device they are not ours at all. The message names the first differing argument (index, name, offset, size).
+[[nodiscard]] inline std::optional<std::string> kernarg_difference(const codeobject::KernelMeta& meta,
+                                                                  std::span<const std::byte> a,
+                                                                  std::span<const std::byte> b) {
+  if (a.size() != b.size())
+    return "the segments are " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " bytes";
+  std::vector<std::uint8_t> hidden(a.size(), 0);
+  for (const auto& arg : meta.args)
+    if (arg.is_hidden())
+      for (std::uint64_t i = arg.offset; i < arg.offset + arg.size && i < hidden.size(); ++i) hidden[i] = 1;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (hidden[i] || a[i] == b[i]) continue;
+    std::size_t n = 0;
+    for (const auto& arg : meta.args) {
+      if (arg.is_hidden()) continue;
+      if (i >= arg.offset && i < arg.offset + arg.size)
+        return "explicit argument " + std::to_string(n) + (arg.name.empty() ? "" : " (" + arg.name + ")") + " at offset " +
+               std::to_string(arg.offset) + ", " + std::to_string(arg.size) + " bytes, differs at byte " +
+               std::to_string(i);
+      ++n;
+    }
+    return "byte " + std::to_string(i) + ", which no argument covers, differs";
+  }
+  return std::nullopt;
+}
+
+/// kernarg_difference for the kernel `spec` launches, from a code object's whole metadata document (K0's
+/// codeobject::Module::metadata, which the launch was checked against). When the metadata cannot be read or has no
+/// such kernel, every byte counts.
+[[nodiscard]] inline std::optional<std::string> launch_kernarg_difference(const codeobject::MetaJson& metadata,
+                                                                         const LaunchSpec& spec,
+                                                                         std::span<const std::byte> a,
+                                                                         std::span<const std::byte> b) {
+  auto ks = codeobject::kernels(metadata);
+  if (ks) {
+    auto k = select_kernel(*ks, spec);
+    if (k) return kernarg_difference(**k, a, b);
+  }
+  codeobject::KernelMeta none;
+  return kernarg_difference(none, a, b);
 }
 
 }  // namespace asmevo::verify

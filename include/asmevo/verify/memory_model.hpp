@@ -1,9 +1,35 @@
-// The memory-model check of differential verification: the cache-policy scope bits of every memory access decide
-// which agents see a store and when, which no single-dispatch run can show, so an edit must keep them as K0 has them.
+// The memory-model check of differential verification: which other waves and agents see a store, and when, depends on
+// the order of a kernel's synchronising memory operations and on their cache-scope bits, which no single-dispatch run
+// can show, so K1 must keep them as K0 has them, in the same order.
 //
-// Each memory instruction of a program is summarised as (kind, address space, scope bits, bytes per lane); K1 passes
-// when the multiset of summaries equals K0's. Which cpol bits are scope and which are hints, from LLVM's
-// SIMemoryLegalizer.cpp:
+// What is compared, per kernel (the code reachable from its entry label over analysis::Cfg, in program order):
+//  1. Ordering events, as one sequence that must be equal (kind, address space, scope bits, bytes per lane, and the
+//     instruction's operands: which address and data a release store or an atomic uses is what the other side
+//     synchronises on, and a run cannot tell a flag store from a data store that swapped registers):
+//     - every memory instruction with a scope bit set (below), every atomic (a read-modify-write: LLVM mayLoad &&
+//       mayStore, so ds_wrxchg2*, ds_append, ds_consume too, and ds_write_b* not), every GDS/GWS operation;
+//     - cache maintenance: buffer_wbl2, buffer_inv, buffer_invl2, buffer_wbinvl1*, s_dcache_*, s_icache_*;
+//     - s_barrier.
+//  2. Plain stores (no scope bit, not atomic; loads to LDS count as stores, they write LDS) may be reordered among
+//     themselves but not across an event: the multiset of plain stores between consecutive events must be equal.
+//  3. The fences, by effect: s_waitcnt is not compared as an instruction (AMDGPUUsage "Memory Model": s_waitcnt and the
+//     cache instructions "are defined with respect to other memory instructions executed by the same thread", and a
+//     load K1 widens or deletes changes every vmcnt after it). Instead, a dataflow of the wait counters over the CFG
+//     (the same counting rules as analysis/waitcnt_check.hpp: vmcnt in order, lgkmcnt out of order with SMEM or FLAT
+//     outstanding, merges taking the weaker state) finds, at each event, which earlier events and plain stores may
+//     still be outstanding, and at each plain store which events may be. K1 may wait more than K0, never less: each of
+//     these sets in K1 must be a subset of K0's. So a release (`buffer_wbl2 sc1; s_waitcnt vmcnt(0); global_store
+//     ... sc1`, AMDGPUUsage "Memory Model GFX942") keeps its wait for the data stores and the write-back, and an
+//     acquire (`global_load ... sc1; s_waitcnt vmcnt(0); buffer_inv sc1`) keeps its wait for the load.
+// Plain loads (no scope bit, not atomic) are free -- they may be added, deleted, widened, merged and moved, as the
+// passes of issue 7 (load-widen, dce, schedule) do -- in kernels whose only events are s_barrier. In a kernel with any
+// other event (a scoped access, an atomic, a cache instruction, GDS), where a load moved above an acquire reads stale
+// data, plain loads are treated like plain stores (2 and 3 above). Private memory (scratch_* plain loads and stores)
+// is free everywhere: no other work-item can see it (AMDGPUUsage "Address Spaces": private is per work-item).
+// Code that no kernel entry reaches (callees reached through s_swappc_b64, dead code) is compared as one more
+// sequence, conservatively: there every s_waitcnt is an event too, compared by its counts.
+//
+// Which cpol bits are scope and which are hints, from LLVM's SIMemoryLegalizer.cpp:
 //  - gfx940+ (gfx942, gfx950) vector memory: SC0 and SC1 encode the scope (SIGfx940CacheControl::
 //    enableLoadCacheBypass / enableStoreCacheBypass: workgroup SC0, agent SC1, system SC0|SC1; for atomics SC1 is the
 //    scope and SC0 says whether it returns, enableRMWCacheBypass); NT is the non-temporal hint
@@ -13,41 +39,56 @@
 //    spelling of CPol::SCC); SLC only selects the L2 STREAM policy (enableVolatileAndOrNonTemporal: "Setting both
 //    GLC and SLC configures ... the L2 cache policy to STREAM"), a hint.
 //  - scalar memory (every gfx9 target spells it glc, AMDGPUInstPrinter::printCPol): GLC counts as scope.
-// Cache maintenance instructions (buffer_wbl2, buffer_inv, buffer_wbinvl1*, s_dcache_*) are counted too, with their
-// scope bits: dropping a write-back before a release is exactly the edit a run cannot catch.
+// So NT (gfx940+) and SLC (gfx90a) are neither events nor compared: a plain store that gains `nt` stays plain.
 //
-// Conservative: the summary is per instruction, not per dynamic access, so an edit that merges two dword loads into
-// one dwordx2 load, or deletes a dead load, is rejected although it is safe.
+// Not seen (the relaxations above, stated exactly): in a kernel whose only events are s_barrier, a plain load (LDS or
+// global) moved across an s_barrier, which reads before other waves of the workgroup wrote -- left to the runs, whose
+// wave schedules usually expose it, with no guarantee; two plain stores of the same kind, space and width in one
+// segment swapped across an s_waitcnt that completes one of them before an event (they are interchangeable to this
+// check); an s_waitcnt the IR keeps symbolically in K0 (taken as waiting for nothing, which makes K0 look weaker than
+// it is). Conservative (false rejections): a plain store, or a plain load in a kernel with events other than
+// s_barrier, widened, merged or deleted; blocks reordered; a dead plain store deleted; the registers of an event
+// renamed. (What is outstanding when the wave ends is not compared: the end of the dispatch completes it.)
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/isa_info.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
+#include "asmevo/ir/waitcnt.hpp"
 
 namespace asmevo::verify {
 
-/// One memory instruction as the memory model sees it.
+/// One memory instruction (or s_barrier, or an s_waitcnt in code no kernel reaches) as the memory model sees it.
 struct MemoryAccess {
-  std::string kind;       ///< "load", "store", "atomic", "cache" (cache maintenance)
-  std::string space;      ///< "global", "flat", "scratch", "buffer", "image", "lds", "gds", "scalar"
+  std::string kind;       ///< "load", "store", "load_to_lds", "atomic", "cache", "other"; "barrier", "wait"
+  std::string space;      ///< "global", "flat", "scratch", "buffer", "image", "lds", "gds", "scalar"; "" for the last two
   std::uint32_t scope = 0;  ///< the scope bits of cpol (LLVM CPol: GLC/SC0 = 1, SCC/SC1 = 16), hints masked out
   std::uint32_t bytes = 0;  ///< bytes per lane (scalar memory: per wave); 0 when the mnemonic does not say
-  std::string mnemonic;   ///< kept only where bytes is 0 (then the mnemonic is part of the identity)
+  std::string mnemonic;   ///< kept only where bytes is 0 (then the mnemonic is part of the identity); a wait's text
   friend auto operator<=>(const MemoryAccess&, const MemoryAccess&) = default;
 };
 
-/// "store global sc0 sc1 4B" (gfx940 spelling of the scope bits) or "load global glc 4B" (gfx90a).
+/// "store global sc0 sc1 4B" (gfx940 spelling of the scope bits), "load global glc 4B" (gfx90a), "s_barrier".
 [[nodiscard]] inline std::string describe(const MemoryAccess& a, Target t) {
+  if (a.kind == "barrier") return "s_barrier";
+  if (a.kind == "wait") return a.mnemonic;
+  if (a.kind == "kernel") return "kernel " + a.mnemonic;
   std::string s = a.kind + " " + a.space;
   const bool g940 = t != Target::gfx90a && a.space != "scalar";
   if (a.scope & 1) s += g940 ? " sc0" : " glc";
@@ -86,12 +127,22 @@ namespace detail {
 
 [[nodiscard]] inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+/// The value of a named immediate operand of `in` (0 when absent or not an immediate).
+[[nodiscard]] inline std::int64_t named_imm(const Inst& in, std::span<const isa::OperandInfo> ops, std::string_view name) {
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+    if (ops[k].name == name && in.ops[k].kind == Operand::Kind::imm) return in.ops[k].imm;
+  return 0;
+}
+
 }  // namespace detail
 
-/// The memory access `in` makes, or an empty kind when it makes none.
+/// The memory access `in` makes, or an empty kind when it makes none. "other" is a memory-format instruction that
+/// LLVM says neither loads nor stores (ds_permute_b32, s_memtime, image_get_resinfo ...): no memory access.
 [[nodiscard]] inline MemoryAccess memory_access(const Inst& in) {
   MemoryAccess a;
-  const auto& f = isa::forms(in.target)[in.form];
+  const auto forms = isa::forms(in.target);
+  if (in.form >= forms.size()) return a;
+  const auto& f = forms[in.form];
   const std::string_view m = f.mnemonic;
   using detail::starts_with;
   const bool cache_op = starts_with(m, "buffer_wbl2") || starts_with(m, "buffer_inv") ||
@@ -100,19 +151,28 @@ namespace detail {
   const bool mem = f.has(isa::prop::vmem) || f.has(isa::prop::flat) || f.has(isa::prop::ds) ||
                    f.has(isa::prop::smem) || cache_op;
   if (!mem) return a;
+  const auto ops = isa::operands(f);
+  const bool lds_dma = f.has(isa::prop::lds_dma) || m.find("_load_lds_") != std::string_view::npos;
+  const bool loads = f.has(isa::prop::load), stores = f.has(isa::prop::store);
+  // Atomic means read-modify-write: LLVM mayLoad && mayStore. Not the table's atomic flags: the generated table
+  // (LLVM's IsAtomicNoRet bit) has them on ds_write_b32 and its siblings, which only store (mayLoad 0), and not on
+  // ds_wrxchg2_rtn_*, ds_append, ds_consume, which are read-modify-writes.
   if (cache_op) a.kind = "cache";
-  else if (f.has(isa::prop::atomic) || f.has(isa::prop::atomic_ret) || f.has(isa::prop::atomic_noret)) a.kind = "atomic";
-  else if (f.has(isa::prop::store)) a.kind = "store";
-  else if (f.has(isa::prop::load)) a.kind = "load";
+  else if (lds_dma) a.kind = "load_to_lds";
+  else if (loads && stores) a.kind = "atomic";
+  else if (stores) a.kind = "store";
+  else if (loads) a.kind = "load";
   else a.kind = "other";
   if (f.has(isa::prop::smem) || starts_with(m, "s_")) a.space = "scalar";
-  else if (f.has(isa::prop::ds)) a.space = f.has(isa::prop::gws) || m.find("gws") != std::string_view::npos ? "gds" : "lds";
+  else if (f.has(isa::prop::ds))
+    a.space = f.has(isa::prop::gws) || m.find("gws") != std::string_view::npos || detail::named_imm(in, ops, "gds") != 0
+                  ? "gds"
+                  : "lds";
   else if (starts_with(m, "global_")) a.space = "global";
   else if (starts_with(m, "scratch_")) a.space = "scratch";
   else if (starts_with(m, "flat_")) a.space = "flat";
   else if (starts_with(m, "image_")) a.space = "image";
   else a.space = "buffer";
-  const auto ops = isa::operands(f);
   for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
     const auto kind = ops[k].kind;
     if (kind != isa::Kind::cpol && kind != isa::Kind::cpol_glc && kind != isa::Kind::cpol_noglc) continue;
@@ -123,36 +183,446 @@ namespace detail {
   return a;
 }
 
-/// One way K1's memory accesses differ from K0's.
-struct MemoryModelDifference {
-  MemoryAccess access;
-  std::size_t k0_count = 0, k1_count = 0;
-  std::optional<InstId> example;  ///< one instruction with this access (in K1 when it has more, else in K0)
-  std::string example_text;       ///< that instruction printed
+/// How the memory model treats one instruction (see the file comment).
+enum class OrderingRole : std::uint8_t {
+  none,         ///< not a memory access, or one no other work-item can observe (plain scratch)
+  event,        ///< an ordering event: compared in sequence
+  plain_store,  ///< a plain store (or load to LDS): kept between the same two events
+  plain_load,   ///< a plain load: free, or kept like a store in kernels with events other than s_barrier
+  wait,         ///< s_waitcnt: compared by effect (or as an event in code no kernel reaches)
 };
 
-/// Every (kind, space, scope, bytes) whose count differs between the two programs (empty: the same multiset).
-[[nodiscard]] inline std::vector<MemoryModelDifference> compare_memory_model(const Program& k0, const Program& k1) {
-  struct Tally { std::size_t n0 = 0, n1 = 0; const Inst* first0 = nullptr; const Inst* first1 = nullptr; };
-  std::map<MemoryAccess, Tally> all;
-  for (int side = 0; side < 2; ++side)
-    for (const auto& it : (side ? k1 : k0).items) {
-      if (it.kind != Item::Kind::inst) continue;
-      auto a = memory_access(it.inst);
-      if (a.kind.empty()) continue;
-      Tally& t = all[a];
-      (side ? t.n1 : t.n0) += 1;
-      const Inst*& first = side ? t.first1 : t.first0;
-      if (!first) first = &it.inst;
-    }
-  std::vector<MemoryModelDifference> out;
-  for (const auto& [a, t] : all) {
-    if (t.n0 == t.n1) continue;
-    MemoryModelDifference d{a, t.n0, t.n1, std::nullopt, {}};
-    const Inst* ex = t.n1 > t.n0 ? t.first1 : t.first0;
-    if (ex) d.example = ex->id, d.example_text = print_inst(*ex);
-    out.push_back(std::move(d));
+/// The role of `in`, and what it accesses (kind empty for `none` and `wait`).
+[[nodiscard]] inline std::pair<OrderingRole, MemoryAccess> ordering_role(const Inst& in) {
+  const auto forms = isa::forms(in.target);
+  if (in.form >= forms.size()) return {OrderingRole::none, {}};
+  const std::string_view m = forms[in.form].mnemonic;
+  if (m == "s_waitcnt") return {OrderingRole::wait, {}};
+  if (m == "s_barrier") {
+    MemoryAccess b;
+    b.kind = "barrier";
+    return {OrderingRole::event, b};
   }
+  MemoryAccess a = memory_access(in);
+  if (a.kind.empty() || a.kind == "other") return {OrderingRole::none, {}};
+  if (a.kind == "cache" || a.kind == "atomic" || a.space == "gds" || a.scope != 0) return {OrderingRole::event, a};
+  if (a.kind == "load") return {a.space == "scratch" ? OrderingRole::none : OrderingRole::plain_load, a};
+  if (a.kind == "store" && a.space == "scratch") return {OrderingRole::none, a};
+  return {OrderingRole::plain_store, a};  // store, load_to_lds
+}
+
+/// One way K1's memory ordering differs from K0's (the first one found in a kernel).
+struct MemoryModelDifference {
+  MemoryAccess access;            ///< the access at the difference (K1's when it has one there, else K0's)
+  std::size_t k0_count = 0, k1_count = 0;  ///< how often `access` occurs where it was compared (the kernel's events,
+                                           ///< or the plain accesses between two events) in K0 and in K1
+  std::optional<InstId> example;  ///< the instruction at the difference (in K1 when it has one, else in K0)
+  std::string example_text;       ///< that instruction printed
+  std::string kernel;             ///< the kernel (or "(code no kernel entry reaches)")
+  std::string rule;               ///< "event_order", "plain_access_moved", "fence", "kernel_missing"
+  std::optional<InstId> k0_inst, k1_inst;  ///< the instructions the message names, in K0 and in K1
+  std::string message;            ///< one sentence naming the kernel, the event and the K0/K1 instruction ids
+};
+
+namespace detail {
+
+/// One instruction of a kernel's ordering skeleton.
+struct OrderOp {
+  std::size_t item = 0;        ///< Program item index
+  InstId id{};
+  MemoryAccess access;
+  std::uint32_t segment = 0;   ///< events before it in program order (an event: its own index)
+  std::uint32_t ordinal = 0;   ///< plain op: how many plain ops of the same access come before it in its segment
+  std::string text;            ///< an event: the instruction printed (its operands are part of its identity)
+};
+
+/// A kernel's (or the unreached code's) ordering skeleton and, when computed, its fence sets.
+struct Skeleton {
+  std::vector<OrderOp> events;
+  std::vector<OrderOp> plain;                          ///< plain ops that keep their segment, program order
+  bool loads_pinned = false;
+  bool fences = false;                                 ///< event_out / plain_out are computed
+  std::vector<std::vector<std::uint32_t>> event_out;   ///< per event: identities outstanding when it issues
+                                                       ///< (event e -> e, plain op p -> events.size() + p)
+  std::vector<std::vector<std::uint32_t>> plain_out;   ///< per plain op: events outstanding when it issues
+};
+
+// ---- the fence dataflow -------------------------------------------------------------------------------------------
+
+namespace wd = analysis::waitcnt_detail;
+
+/// Counter state over identities (the skeleton's events and plain ops) plus one marker per event kind, laid out as
+/// WaitState's slots are (analysis/waitcnt_check.hpp): the distance of each from the newest event on a counter.
+class FenceState {
+ public:
+  FenceState(Target t, std::uint32_t ids) : t_(t), ids_(ids), width_(ids + wd::num_kinds) {
+    d_.assign(3 * static_cast<std::size_t>(width_), wd::none);
+  }
+  [[nodiscard]] bool reached() const noexcept { return reached_; }
+  void set_reached() noexcept { reached_ = true; }
+
+  [[nodiscard]] bool out_of_order(unsigned c) const noexcept {
+    auto pending = [&](wd::Kind k) { return at(c, ids_ + k) != wd::none; };
+    if (c == wd::ci(Counter::vm)) return pending(wd::k_flat);
+    if (c == wd::ci(Counter::lgkm)) {
+      if (pending(wd::k_smem) || pending(wd::k_flat)) return true;
+      return pending(wd::k_lds) + pending(wd::k_gds) + pending(wd::k_msg) > 1;
+    }
+    return false;
+  }
+
+  /// One operation counted on `c`; `id` is its identity or ~0u for an anonymous one (a free plain load).
+  void event(unsigned c, wd::Kind k, std::uint32_t id) {
+    for (std::uint32_t s = 0; s < width_; ++s) {
+      std::uint8_t& x = at(c, s);
+      if (x != wd::none && x + 1u < wd::none) x = static_cast<std::uint8_t>(x + 1);
+    }
+    p_[c] = static_cast<std::uint8_t>(std::min<unsigned>(p_[c] + 1u, max_count(t_, static_cast<Counter>(c))));
+    at(c, ids_ + k) = 0;
+    if (id != ~0u) at(c, id) = 0;
+    // At most max_count operations are outstanding on a counter; in order, the oldest beyond that has completed.
+    if (!out_of_order(c)) {
+      const unsigned cap = max_count(t_, static_cast<Counter>(c));
+      for (std::uint32_t s = 0; s < width_; ++s)
+        if (at(c, s) != wd::none && at(c, s) >= cap) at(c, s) = wd::none;
+    }
+  }
+
+  /// s_waitcnt with count `n` on `c` (WaitcntBrackets::applyWaitcnt, as WaitState::wait).
+  void wait(unsigned c, unsigned n) {
+    if (n >= p_[c]) return;
+    if (n != 0 && out_of_order(c)) return;
+    for (std::uint32_t s = 0; s < width_; ++s)
+      if (at(c, s) != wd::none && at(c, s) >= n) at(c, s) = wd::none;
+    p_[c] = static_cast<std::uint8_t>(n);
+  }
+
+  void clear() {
+    std::fill(d_.begin(), d_.end(), wd::none);
+    p_.fill(0);
+  }
+
+  bool merge(const FenceState& o) {
+    if (!o.reached_) return false;
+    bool changed = !reached_;
+    reached_ = true;
+    for (unsigned c = 0; c < 3; ++c)
+      if (o.p_[c] > p_[c]) p_[c] = o.p_[c], changed = true;
+    for (std::size_t i = 0; i < d_.size(); ++i)
+      if (o.d_[i] < d_[i]) d_[i] = o.d_[i], changed = true;
+    return changed;
+  }
+
+  /// The identities that may be outstanding on some counter, ascending; only those below `limit`.
+  [[nodiscard]] std::vector<std::uint32_t> outstanding(std::uint32_t limit) const {
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t s = 0; s < std::min(ids_, limit); ++s)
+      for (unsigned c = 0; c < 3; ++c)
+        if (at(c, s) != wd::none) {
+          out.push_back(s);
+          break;
+        }
+    return out;
+  }
+
+ private:
+  [[nodiscard]] std::uint8_t& at(unsigned c, std::uint32_t s) { return d_[c * static_cast<std::size_t>(width_) + s]; }
+  [[nodiscard]] std::uint8_t at(unsigned c, std::uint32_t s) const {
+    return d_[c * static_cast<std::size_t>(width_) + s];
+  }
+
+  Target t_;
+  std::uint32_t ids_ = 0, width_ = 0;
+  bool reached_ = false;
+  std::array<std::uint8_t, 3> p_{};
+  std::vector<std::uint8_t> d_;
+};
+
+inline void fence_transfer(FenceState& s, const wd::InstFacts& x, std::uint32_t id) {
+  if (x.wait) {
+    s.wait(wd::ci(Counter::vm), x.wait->vm);
+    s.wait(wd::ci(Counter::lgkm), x.wait->lgkm);
+    s.wait(wd::ci(Counter::exp), x.wait->exp);
+    return;
+  }
+  if (x.vm) s.event(wd::ci(Counter::vm), x.vm_kind, id);
+  if (x.lgkm) s.event(wd::ci(Counter::lgkm), x.lgkm_kind, id);
+  if (x.exp) s.event(wd::ci(Counter::exp), wd::k_exp, id);
+  if (x.call) s.clear();  // the callee waits for everything before it returns (SIInsertWaitcnts)
+}
+
+/// Fills sk.event_out / sk.plain_out by a forward dataflow from `entry` to its fixed point.
+inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& g, std::uint32_t entry, Target t) {
+  const auto ne = static_cast<std::uint32_t>(sk.events.size());
+  const auto ids = ne + static_cast<std::uint32_t>(sk.plain.size());
+  std::vector<std::uint32_t> id_of(p.items.size(), ~0u);
+  for (std::uint32_t e = 0; e < ne; ++e) id_of[sk.events[e].item] = e;
+  for (std::uint32_t q = 0; q < sk.plain.size(); ++q) id_of[sk.plain[q].item] = ne + q;
+  const std::vector<std::uint32_t> order = g.reverse_post_order(entry);
+  std::vector<wd::InstFacts> facts(p.items.size());
+  for (const std::uint32_t b : order)
+    for (const std::size_t i : g.blocks[b].insts) facts[i] = wd::facts_of(p.items[i].inst, t);
+  std::vector<FenceState> in(g.blocks.size(), FenceState(t, ids));
+  in[entry].set_reached();
+  std::vector<std::uint8_t> dirty(g.blocks.size(), 0);
+  dirty[entry] = 1;
+  for (bool any = true; any;) {
+    any = false;
+    for (const std::uint32_t b : order) {
+      if (!dirty[b]) continue;
+      dirty[b] = 0;
+      FenceState s = in[b];
+      for (const std::size_t i : g.blocks[b].insts) fence_transfer(s, facts[i], id_of[i]);
+      for (const std::uint32_t n : g.succ[b])
+        if (in[n].merge(s)) dirty[n] = 1, any = true;
+    }
+  }
+  sk.event_out.assign(ne, {});
+  sk.plain_out.assign(sk.plain.size(), {});
+  for (const std::uint32_t b : order) {
+    FenceState s = in[b];
+    for (const std::size_t i : g.blocks[b].insts) {
+      const std::uint32_t id = id_of[i];
+      if (id != ~0u && id < ne) sk.event_out[id] = s.outstanding(ids);
+      else if (id != ~0u) sk.plain_out[id - ne] = s.outstanding(ne);
+      fence_transfer(s, facts[i], id);
+    }
+  }
+  sk.fences = true;
+}
+
+/// The skeleton of the code in `blocks` (block indexes, ascending = program order). `waits_are_events`: the
+/// conservative mode for code no kernel reaches.
+[[nodiscard]] inline Skeleton skeleton_of(const Program& p, const analysis::Cfg& g, const std::vector<std::uint32_t>& blocks,
+                                          bool waits_are_events) {
+  Skeleton sk;
+  struct Plain { OrderOp op; bool load; };
+  std::vector<Plain> plain;
+  for (const std::uint32_t b : blocks)
+    for (const std::size_t i : g.blocks[b].insts) {
+      const Inst& in = p.items[i].inst;
+      auto [role, a] = ordering_role(in);
+      if (role == OrderingRole::wait && waits_are_events) {
+        a.kind = "wait";
+        a.mnemonic = print_inst(in);
+        role = OrderingRole::event;
+      }
+      if (role == OrderingRole::event) {
+        OrderOp op{i, in.id, std::move(a), static_cast<std::uint32_t>(sk.events.size()), 0, print_inst(in)};
+        if (op.access.kind != "barrier" && op.access.kind != "wait") sk.loads_pinned = true;
+        sk.events.push_back(std::move(op));
+      } else if (role == OrderingRole::plain_store || role == OrderingRole::plain_load) {
+        plain.push_back({OrderOp{i, in.id, std::move(a), static_cast<std::uint32_t>(sk.events.size()), 0, {}},
+                         role == OrderingRole::plain_load});
+      }
+    }
+  std::map<std::pair<std::uint32_t, MemoryAccess>, std::uint32_t> seen;
+  for (auto& q : plain) {
+    if (q.load && !sk.loads_pinned) continue;
+    q.op.ordinal = seen[{q.op.segment, q.op.access}]++;
+    sk.plain.push_back(std::move(q.op));
+  }
+  return sk;
+}
+
+/// The kernels of a program: the names of its `.amdhsa_kernel` blocks; without any, its first label.
+[[nodiscard]] inline std::vector<std::string> kernel_names(const Program& p) {
+  std::vector<std::string> out;
+  for (const auto& it : p.items)
+    if (it.kind == Item::Kind::kernel) out.push_back(it.kernel.name);
+  if (out.empty())
+    for (const auto& it : p.items)
+      if (it.kind == Item::Kind::label) {
+        out.push_back(it.name);
+        break;
+      }
+  return out;
+}
+
+[[nodiscard]] inline std::string id_str(InstId id) { return "i" + std::to_string(id.value); }
+
+/// The first difference between two skeletons of the same kernel, if any.
+[[nodiscard]] inline std::optional<MemoryModelDifference> compare_skeletons(const std::string& kernel,
+                                                                            const Program& p0, const Skeleton& s0,
+                                                                            const Program& p1, const Skeleton& s1) {
+  const Target t = p1.target;
+  auto text = [](const Program& p, std::size_t item) { return print_inst(p.items[item].inst); };
+  auto count_events = [](const Skeleton& s, const MemoryAccess& a) {
+    return static_cast<std::size_t>(std::count_if(s.events.begin(), s.events.end(),
+                                                  [&](const OrderOp& o) { return o.access == a; }));
+  };
+  MemoryModelDifference d;
+  d.kernel = kernel;
+  auto where = [&](const Skeleton& s, std::uint32_t seg, bool k1) -> std::string {
+    const std::string side = k1 ? "K1 " : "K0 ";
+    const std::string before = seg < s.events.size() ? "before event " + std::to_string(seg) + " (" + side +
+                                                           id_str(s.events[seg].id) + ")"
+                                                     : "after the last event";
+    const std::string after = seg > 0 ? "after event " + std::to_string(seg - 1) + " (" + side +
+                                            id_str(s.events[seg - 1].id) + ")"
+                                      : "from the kernel's entry";
+    return after + ", " + before;
+  };
+
+  // 1. The events, in order.
+  const std::size_t n = std::min(s0.events.size(), s1.events.size());
+  std::size_t i = 0;
+  while (i < n && s0.events[i].access == s1.events[i].access && s0.events[i].text == s1.events[i].text) ++i;
+  if (i < s0.events.size() || i < s1.events.size()) {
+    const OrderOp* e0 = i < s0.events.size() ? &s0.events[i] : nullptr;
+    const OrderOp* e1 = i < s1.events.size() ? &s1.events[i] : nullptr;
+    d.rule = "event_order";
+    d.access = e1 ? e1->access : e0->access;
+    d.k0_count = count_events(s0, d.access);
+    d.k1_count = count_events(s1, d.access);
+    if (e0) d.k0_inst = e0->id;
+    if (e1) d.k1_inst = e1->id;
+    const OrderOp* ex = e1 ? e1 : e0;
+    d.example = ex->id;
+    d.example_text = text(e1 ? p1 : p0, ex->item);
+    d.message = "kernel '" + kernel + "': the ordering events (scoped or atomic accesses, cache write-back/invalidate, "
+                "s_barrier) differ at event " + std::to_string(i) + ": K0 has " +
+                (e0 ? id_str(e0->id) + " (" + describe(e0->access, t) + ": " + text(p0, e0->item) + ")"
+                    : std::string("no more events")) +
+                ", K1 has " +
+                (e1 ? id_str(e1->id) + " (" + describe(e1->access, t) + ": " + text(p1, e1->item) + ")"
+                    : std::string("no more events"));
+    return d;
+  }
+
+  // 2. The plain accesses between consecutive events, as multisets.
+  std::map<std::pair<std::uint32_t, MemoryAccess>, std::pair<std::size_t, std::size_t>> counts;
+  std::map<std::pair<std::uint32_t, MemoryAccess>, std::pair<const OrderOp*, const OrderOp*>> first;
+  for (int side = 0; side < 2; ++side)
+    for (const OrderOp& o : (side ? s1 : s0).plain) {
+      auto key = std::make_pair(o.segment, o.access);
+      (side ? counts[key].second : counts[key].first) += 1;
+      auto& f = first[key];
+      if (!(side ? f.second : f.first)) (side ? f.second : f.first) = &o;
+    }
+  for (const auto& [key, c] : counts) {
+    if (c.first == c.second) continue;
+    const auto& [o0, o1] = first[key];
+    d.rule = "plain_access_moved";
+    d.access = key.second;
+    d.k0_count = c.first;
+    d.k1_count = c.second;
+    if (o0) d.k0_inst = o0->id;
+    if (o1) d.k1_inst = o1->id;
+    const bool k1_more = c.second > c.first;
+    const OrderOp* ex = k1_more ? o1 : o0;
+    d.example = ex->id;
+    d.example_text = text(k1_more ? p1 : p0, ex->item);
+    d.message = "kernel '" + kernel + "': between " + where(s1, key.first, true) + ", K0 has " +
+                std::to_string(c.first) + " and K1 has " + std::to_string(c.second) + " plain " +
+                describe(key.second, t) + " (" + (k1_more ? "K1 " : "K0 ") + id_str(ex->id) + ": " + d.example_text +
+                "): a plain " + (key.second.kind == "load" ? "load" : "store") +
+                " may not move across an ordering event, nor be added or removed there";
+    return d;
+  }
+
+  // 3. The fences: K1 may leave outstanding, at each event and each kept plain op, only what K0 leaves.
+  if (!s0.fences || !s1.fences) return std::nullopt;
+  const auto ne = static_cast<std::uint32_t>(s0.events.size());
+  // K1 plain op -> K0 plain op with the same (segment, access, ordinal).
+  std::map<std::tuple<std::uint32_t, MemoryAccess, std::uint32_t>, std::uint32_t> k0_plain;
+  for (std::uint32_t q = 0; q < s0.plain.size(); ++q)
+    k0_plain[{s0.plain[q].segment, s0.plain[q].access, s0.plain[q].ordinal}] = q;
+  std::vector<std::uint32_t> map1(s1.plain.size(), ~0u);
+  for (std::uint32_t q = 0; q < s1.plain.size(); ++q) {
+    auto it = k0_plain.find({s1.plain[q].segment, s1.plain[q].access, s1.plain[q].ordinal});
+    if (it != k0_plain.end()) map1[q] = it->second;
+  }
+  auto to_k0 = [&](std::uint32_t id1) -> std::uint32_t {
+    if (id1 < ne) return id1;
+    const std::uint32_t q = map1[id1 - ne];
+    return q == ~0u ? ~0u : ne + q;
+  };
+  auto name1 = [&](std::uint32_t id1) {
+    const OrderOp& o = id1 < ne ? s1.events[id1] : s1.plain[id1 - ne];
+    return "K1 " + id_str(o.id) + " (" + text(p1, o.item) + ")";
+  };
+  auto fence_diff = [&](const OrderOp& at0, const OrderOp& at1, std::uint32_t extra1, bool at_event) {
+    d.rule = "fence";
+    d.access = at1.access;
+    d.k0_count = d.k1_count = at_event ? count_events(s1, at1.access) : 1;
+    d.k0_inst = at0.id;
+    d.k1_inst = at1.id;
+    d.example = at1.id;
+    d.example_text = text(p1, at1.item);
+    d.message = "kernel '" + kernel + "': when " + (at_event ? "event " + std::to_string(at1.segment) : "plain access") +
+                " K1 " + id_str(at1.id) + " (" + text(p1, at1.item) + "; K0 " + id_str(at0.id) + ") issues, " +
+                name1(extra1) + " may still be outstanding, but K0 waits for it there: K1 waits less than K0 (an " +
+                "s_waitcnt weakened, dropped or moved), so the order other waves see is not kept";
+    return d;
+  };
+  for (std::uint32_t e = 0; e < ne; ++e) {
+    const auto& out0 = s0.event_out[e];
+    for (const std::uint32_t id1 : s1.event_out[e]) {
+      const std::uint32_t id0 = to_k0(id1);
+      if (id0 == ~0u || !std::binary_search(out0.begin(), out0.end(), id0))
+        return fence_diff(s0.events[e], s1.events[e], id1, true);
+    }
+  }
+  for (std::uint32_t q = 0; q < s1.plain.size(); ++q) {
+    const std::uint32_t q0 = map1[q];
+    if (q0 == ~0u) continue;  // cannot happen after step 2
+    const auto& out0 = s0.plain_out[q0];
+    for (const std::uint32_t e : s1.plain_out[q])
+      if (!std::binary_search(out0.begin(), out0.end(), e)) return fence_diff(s0.plain[q0], s1.plain[q], e, false);
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// Compares the memory ordering of `k1` with `k0`'s (see the file comment), kernel by kernel in K0's kernel order,
+/// then the code no kernel entry reaches. Returns the first difference of each kernel that has one (empty: K1 keeps
+/// K0's memory ordering). Kernels are the programs' `.amdhsa_kernel` blocks (or, in a program without any, its first
+/// label); a kernel only one of the two programs has is a "kernel_missing" difference.
+[[nodiscard]] inline std::vector<MemoryModelDifference> compare_memory_model(const Program& k0, const Program& k1) {
+  std::vector<MemoryModelDifference> out;
+  const analysis::Cfg g0 = analysis::build_cfg(k0), g1 = analysis::build_cfg(k1);
+  std::vector<std::string> names = detail::kernel_names(k0);
+  for (auto& n : detail::kernel_names(k1))
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
+  std::vector<std::uint8_t> reached0(g0.blocks.size(), 0), reached1(g1.blocks.size(), 0);
+  auto region = [](const analysis::Cfg& g, std::uint32_t entry, std::vector<std::uint8_t>& reached) {
+    std::vector<std::uint32_t> bs = g.reverse_post_order(entry);
+    std::sort(bs.begin(), bs.end());
+    for (const std::uint32_t b : bs) reached[b] = 1;
+    return bs;
+  };
+  for (const std::string& name : names) {
+    const auto e0 = g0.block_named(name), e1 = g1.block_named(name);
+    if (!e0 || !e1) {
+      MemoryModelDifference d;
+      d.kernel = name;
+      d.rule = "kernel_missing";
+      d.access.kind = "kernel";
+      d.access.mnemonic = name;
+      d.message = "kernel '" + name + "' has no entry label in " + (e0 ? "K1" : "K0") +
+                  ": its memory ordering cannot be compared";
+      out.push_back(std::move(d));
+      if (e0) (void)region(g0, *e0, reached0);
+      if (e1) (void)region(g1, *e1, reached1);
+      continue;
+    }
+    detail::Skeleton s0 = detail::skeleton_of(k0, g0, region(g0, *e0, reached0), false);
+    detail::Skeleton s1 = detail::skeleton_of(k1, g1, region(g1, *e1, reached1), false);
+    detail::compute_fences(s0, k0, g0, *e0, k0.target);
+    detail::compute_fences(s1, k1, g1, *e1, k1.target);
+    if (auto d = detail::compare_skeletons(name, k0, s0, k1, s1)) out.push_back(std::move(*d));
+  }
+  // The code no kernel entry reaches, in program order (waits compared as events, no fence sets).
+  std::vector<std::uint32_t> rest0, rest1;
+  for (std::uint32_t b = 0; b < g0.blocks.size(); ++b)
+    if (!reached0[b]) rest0.push_back(b);
+  for (std::uint32_t b = 0; b < g1.blocks.size(); ++b)
+    if (!reached1[b]) rest1.push_back(b);
+  const detail::Skeleton r0 = detail::skeleton_of(k0, g0, rest0, true);
+  const detail::Skeleton r1 = detail::skeleton_of(k1, g1, rest1, true);
+  if (auto d = detail::compare_skeletons("(code no kernel entry reaches)", k0, r0, k1, r1)) out.push_back(std::move(*d));
   return out;
 }
 

@@ -15,9 +15,22 @@
 //                     size (private_segment_fixed_size 0 and no dynamic stack).
 // Not checked (not decidable from the code alone): flat_* or buffer accesses that reach scratch through an address,
 // and which work-item id components (packed in v0 on gfx90a+) the code extracts.
+//
+// Control-flow rules (the waitcnt and hazard checks are only as sound as the CFG they walk, analysis/cfg.hpp):
+//   cfg:unresolved_branch  (error) a branch reachable from the kernel's entry names a label that starts no block
+//                          (analysis::Cfg::unresolved): the checks cannot follow it, and the assembler would refuse
+//                          or mis-link it. An edit that breaks control flow is rejected here rather than trusted.
+//   cfg:indirect_branch    (warning) a reachable branch without a symbolic target (s_setpc_b64, or a branch whose
+//                          target is a number): the CFG assumes it may go to any labelled block, which is sound only
+//                          if it lands at a label. Production code has such branches, so it is a warning; the
+//                          differential verifier still rejects a K1 that adds one (a finding K0 does not have).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
@@ -34,7 +47,7 @@ namespace asmevo::verify {
 /// What the static checks found in one kernel (empty `findings`: clean).
 struct KernelFindings {
   std::string kernel;           ///< the kernel symbol
-  analysis::Findings findings;  ///< rules "waitcnt", "hazard:<row>", "abi:<what>"
+  analysis::Findings findings;  ///< rules "cfg:<what>", "waitcnt", "hazard:<row>", "abi:<what>"
 };
 
 namespace detail {
@@ -97,6 +110,41 @@ namespace detail {
   return out;
 }
 
+/// The control-flow findings (see the file comment) of the kernel entered at block `entry` of `g`, in block order.
+[[nodiscard]] inline analysis::Findings cfg_findings(const Program& p, const analysis::Cfg& g, std::uint32_t entry,
+                                                     std::string_view kernel) {
+  analysis::Findings out;
+  std::vector<std::uint32_t> blocks = g.reverse_post_order(entry);
+  std::sort(blocks.begin(), blocks.end());
+  for (const std::uint32_t b : blocks) {
+    const Block& blk = g.blocks[b];
+    if (blk.insts.empty()) continue;
+    const Inst& last = p.items[blk.insts.back()].inst;
+    const auto forms = isa::forms(last.target);
+    const std::string mnem = last.form < forms.size() ? std::string(forms[last.form].mnemonic) : std::string("?");
+    const std::string at = "i" + std::to_string(last.id.value) + " (" + mnem + ")";
+    if (blk.target && !g.block_named(*blk.target)) {
+      analysis::Finding f;
+      f.rule = "cfg:unresolved_branch";
+      f.at = last.id;
+      f.message = "kernel '" + std::string(kernel) + "': " + at + " branches to '" + *blk.target +
+                  "', which is not a label of the program: control flow cannot be followed from here, so the "
+                  "waitcnt and hazard checks of the code it reaches are not sound";
+      out.push_back(std::move(f));
+    } else if (g.indirect[b]) {
+      analysis::Finding f;
+      f.rule = "cfg:indirect_branch";
+      f.severity = analysis::Severity::warning;
+      f.at = last.id;
+      f.message = "kernel '" + std::string(kernel) + "': " + at +
+                  " is an indirect branch (no symbolic target); the checks assume it may reach every labelled "
+                  "block, which holds only if it lands on a label";
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
 /// The target ID's xnack setting is on or "any" (codeobject::requirements counts XNACK_MASK then).
 [[nodiscard]] inline bool xnack_on_or_any(std::string_view target_id) {
   return target_id.find("xnack-") == std::string_view::npos;
@@ -104,8 +152,8 @@ namespace detail {
 
 }  // namespace detail
 
-/// Runs every static check on every kernel of `m`, in the module's kernel order: the waitcnt check
-/// (analysis/waitcnt_check.hpp), the hazard check (analysis/hazard_check.hpp), and the ABI rules of the file
+/// Runs every static check on every kernel of `m`, in the module's kernel order: the control-flow rules, the waitcnt
+/// check (analysis/waitcnt_check.hpp), the hazard check (analysis/hazard_check.hpp), and the ABI rules of the file
 /// comment. Fails only when the module cannot be checked at all (a kernel whose entry label is not in the program).
 [[nodiscard]] inline Expected<std::vector<KernelFindings>> static_check(const codeobject::Module& m) {
   std::vector<KernelFindings> out;
@@ -117,7 +165,8 @@ namespace detail {
       return fail(DiagCode::object_error, "kernel '" + k.name + "' has no entry label in the program", Loc{m.file, 0, 0, {}});
     KernelFindings kf;
     kf.kernel = k.name;
-    kf.findings = analysis::check_waitcnt(m.program, g, *entry, m.target);
+    kf.findings = detail::cfg_findings(m.program, g, *entry, k.name);
+    for (auto& f : analysis::check_waitcnt(m.program, g, *entry, m.target)) kf.findings.push_back(std::move(f));
     for (auto& f : analysis::check_hazards(m.program, g, *entry, m.target, xnack)) kf.findings.push_back(std::move(f));
     for (auto& f : detail::abi_findings(k, analysis::kernel_items(m.program, k.name), m.target, xnack))
       kf.findings.push_back(std::move(f));

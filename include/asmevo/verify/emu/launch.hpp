@@ -225,20 +225,11 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   }
   verify::LaunchGeometry geo{grid, *block};
   verify::HiddenValues hv;
-  // LDS per workgroup: the fixed group segment plus the dynamic part the launch asks for; without a
-  // "dynamic_lds" the workgroup gets all a CU can give one workgroup (64 KiB on gfx9: MI300 ISA §10 "LDS").
-  constexpr std::uint32_t max_lds = 65536;
-  const std::uint32_t fixed_lds = static_cast<std::uint32_t>(std::min<std::uint64_t>(meta->group_segment_fixed_size, max_lds));
-  // Without "dynamic_lds", a kernel that can use dynamic LDS — a hidden_dynamic_lds_size argument (code object
-  // v5+), or no fixed group segment at all (Triton declares all of its shared memory dynamically) — gets the rest
-  // of the 64 KiB; any other kernel gets exactly its fixed size, so an edit that touches LDS beyond the
-  // allocation faults here as it would misbehave on hardware.
-  bool may_use_dynamic_lds = fixed_lds == 0;
-  for (const auto& a : meta->args) may_use_dynamic_lds |= a.value_kind == "hidden_dynamic_lds_size";
-  const std::uint32_t lds_bytes = spec.dynamic_lds ? std::min(max_lds, fixed_lds + *spec.dynamic_lds)
-                                  : may_use_dynamic_lds ? max_lds
-                                                        : fixed_lds;
-  hv.dynamic_lds_size = lds_bytes - fixed_lds;
+  // LDS per workgroup: the fixed group segment plus the dynamic part, by the rule the HIP executor's launches use
+  // too (verify/kernargs.hpp lds_allocation).
+  const verify::LdsAllocation lds = verify::lds_allocation(*meta, spec);
+  const std::uint32_t fixed_lds = lds.fixed, lds_bytes = lds.total();
+  hv.dynamic_lds_size = lds.dynamic;
   auto karg = verify::layout_kernargs(*meta, spec, arg_addr, geo, hv);
   if (!karg) return unexpected(karg.error());
   // The segment is mapped a little larger than the metadata says: a gfx942 kernarg-preload prologue loads whole

@@ -2,8 +2,9 @@
 // with guard bytes around every buffer, as a model of verify::Executor.
 //
 // Needs the asmevo::hip CMake target (HIP headers, libamdhip64, -D__HIP_PLATFORM_AMD__). Everything in
-// asmevo::hip::plan (guard pattern, buffer plan, kernarg plan, median) works without a device and is unit-tested on
-// machines that have none; HipExecutor::open() fails cleanly there (DiagCode::unsupported, "no HIP device: ...").
+// asmevo::hip::plan (guard pattern, buffer plan, buffer sets over any allocator, kernarg plan, median) works without
+// a device and is unit-tested on machines that have none; HipExecutor::open() fails cleanly there
+// (DiagCode::unsupported, "no HIP device: ...").
 //
 // Known limit: a device-side memory fault (a wave touching an unmapped page) is, with ROCm's default settings, fatal
 // to the whole process: the HSA runtime prints "Memory access fault by GPU node-N ... Reason: Page not present or
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -88,6 +90,111 @@ struct BufferPlan {
   return out;
 }
 
+/// What one set of device allocations for a launch must hold: (argument, allocation bytes) of each buffer argument,
+/// in argument order. Launches with equal keys can run on the same allocations.
+using BufferSetKey = std::vector<std::pair<std::size_t, std::uint64_t>>;
+
+[[nodiscard]] inline BufferSetKey buffer_set_key(std::span<const BufferPlan> plans) {
+  BufferSetKey k;
+  for (const auto& p : plans) k.emplace_back(p.arg, p.alloc_bytes);
+  return k;
+}
+
+/// Something that hands out device memory: `allocate(bytes)` gives an address or a Diag naming the runtime's error,
+/// `release(address)` gives it back and cannot fail. HipExecutor's is hipMalloc/hipFree; tests use a fake.
+template <class A>
+concept DeviceAllocator = requires(A& a, std::uint64_t n) {
+  { a.allocate(n) } -> std::same_as<Expected<std::uint64_t>>;
+  { a.release(n) } noexcept;
+};
+
+/// Device buffers kept across runs, one set per launch shape (BufferSetKey), so that every run of one launch -- K0's
+/// and each of K1's -- finds its buffers at the same addresses, and the kernarg bytes, which hold those addresses,
+/// are identical (DESIGN.md "Verification policy": K0 and K1 run with the same kernarg bytes; the differential
+/// verifier refuses to compare runs whose explicit kernarg bytes differ). Contents are the caller's to refill before
+/// each run. At most `capacity` sets are kept: acquiring a new shape beyond that releases the least recently used
+/// set first, so a caller that alternates between more shapes than that gets new addresses (the verifier runs K0
+/// and then K1 shape by shape, needing one). Move-only; releases everything when destroyed.
+template <DeviceAllocator A>
+class BufferSets {
+ public:
+  explicit BufferSets(A alloc = A{}, std::size_t capacity = 4)
+      : alloc_(std::move(alloc)), capacity_(std::max<std::size_t>(capacity, 1)) {}
+  BufferSets(const BufferSets&) = delete;
+  BufferSets& operator=(const BufferSets&) = delete;
+  BufferSets(BufferSets&& o) noexcept
+      : alloc_(std::move(o.alloc_)), capacity_(o.capacity_), clock_(o.clock_), sets_(std::move(o.sets_)) {
+    o.sets_.clear();
+  }
+  BufferSets& operator=(BufferSets&& o) noexcept {
+    if (this != &o) {
+      release_all();
+      alloc_ = std::move(o.alloc_);
+      capacity_ = o.capacity_;
+      clock_ = o.clock_;
+      sets_ = std::move(o.sets_);
+      o.sets_.clear();
+    }
+    return *this;
+  }
+  ~BufferSets() { release_all(); }
+
+  /// The allocation start of each plan's buffer (plans[i] -> result[i]), the same addresses as the last time a plan
+  /// with the same key was acquired while its set was kept. The span stays valid until the next acquire. Errors: an
+  /// allocation failed (the message names the argument and the runtime's error); nothing is kept of the new set.
+  [[nodiscard]] Expected<std::span<const std::uint64_t>> acquire(std::span<const BufferPlan> plans) {
+    BufferSetKey key = buffer_set_key(plans);
+    ++clock_;
+    for (auto& s : sets_)
+      if (s.key == key) {
+        s.used = clock_;
+        return std::span<const std::uint64_t>(s.addrs);
+      }
+    if (sets_.size() >= capacity_) {
+      auto lru = std::min_element(sets_.begin(), sets_.end(), [](const Set& a, const Set& b) { return a.used < b.used; });
+      release_set(*lru);
+      sets_.erase(lru);
+    }
+    Set s{std::move(key), {}, clock_};
+    for (const auto& p : plans) {
+      auto a = alloc_.allocate(p.alloc_bytes);
+      if (!a) {
+        release_set(s);
+        Diag d = std::move(a).error();
+        d.message = "allocating " + std::to_string(p.alloc_bytes) + " bytes for arg " + std::to_string(p.arg) + ": " +
+                    d.message;
+        return unexpected(std::move(d));
+      }
+      s.addrs.push_back(*a);
+    }
+    sets_.push_back(std::move(s));
+    return std::span<const std::uint64_t>(sets_.back().addrs);
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return sets_.size(); }
+  [[nodiscard]] const A& allocator() const noexcept { return alloc_; }
+
+ private:
+  struct Set {
+    BufferSetKey key;
+    std::vector<std::uint64_t> addrs;
+    std::uint64_t used = 0;
+  };
+  void release_set(Set& s) noexcept {
+    for (const std::uint64_t a : s.addrs) alloc_.release(a);
+    s.addrs.clear();
+  }
+  void release_all() noexcept {
+    for (auto& s : sets_) release_set(s);
+    sets_.clear();
+  }
+
+  A alloc_;
+  std::size_t capacity_ = 4;
+  std::uint64_t clock_ = 0;
+  std::vector<Set> sets_;
+};
+
 /// Fills the guard regions of a host image of one allocation ([0, p.offset) and [p.offset + p.bytes, end)) with the
 /// pattern; the buffer bytes are left alone. `alloc` must be p.alloc_bytes long.
 inline void fill_guards(std::span<std::byte> alloc, const BufferPlan& p) noexcept {
@@ -121,24 +228,6 @@ inline void fill_guards(std::span<std::byte> alloc, const BufferPlan& p) noexcep
          std::to_string(p.bytes) + "-byte buffer (offset " + std::to_string(hit) + ")";
 }
 
-/// Bytes of dynamic LDS a launch gives each workgroup: the hipModuleLaunchKernel sharedMemBytes argument, and the
-/// value of hidden_dynamic_lds_size. The emulator's rule (verify/emu/launch.hpp, emulate()): the spec's
-/// "dynamic_lds" when given (capped so that fixed + dynamic <= 64 KiB); otherwise a kernel that can use dynamic LDS
-/// (a hidden_dynamic_lds_size argument, or no fixed group segment, as Triton kernels declare all their shared
-/// memory dynamically) gets the rest of the 64 KiB a gfx9 workgroup can have (MI300 ISA (CDNA3) §10 "LDS"), and
-/// any other kernel none.
-[[nodiscard]] inline std::uint32_t dynamic_lds_bytes(const codeobject::KernelMeta& meta,
-                                                     const verify::LaunchSpec& spec) noexcept {
-  constexpr std::uint32_t max_lds = 65536;
-  const auto fixed = static_cast<std::uint32_t>(std::min<std::uint64_t>(meta.group_segment_fixed_size, max_lds));
-  bool may_use_dynamic = fixed == 0;
-  for (const auto& a : meta.args) may_use_dynamic |= a.value_kind == "hidden_dynamic_lds_size";
-  const std::uint32_t total = spec.dynamic_lds ? std::min<std::uint64_t>(max_lds, std::uint64_t{fixed} + *spec.dynamic_lds)
-                              : may_use_dynamic ? max_lds
-                                                : fixed;
-  return total - fixed;
-}
-
 /// The kernarg segment and launch values of one launch, given the device address of every argument (0 for
 /// scalars and null; a buffer's address is its start, past the guard).
 struct KernargPlan {
@@ -148,7 +237,7 @@ struct KernargPlan {
 };
 
 /// The same bytes the emulator lays out for the same addresses: verify::layout_kernargs with the emulator's hidden
-/// values (null printf/hostcall/heap/queue pointers, dynamic_lds_bytes above). On a device, only the explicit
+/// values (null printf/hostcall/heap/queue pointers, verify::dynamic_lds_bytes). On a device, only the explicit
 /// arguments of these bytes reach the kernel; the runtime writes the hidden ones itself (see HipExecutor::run).
 [[nodiscard]] inline Expected<KernargPlan> kernargs(const codeobject::KernelMeta& meta, const verify::LaunchSpec& spec,
                                                    std::span<const std::uint64_t> arg_addresses) {
@@ -156,7 +245,7 @@ struct KernargPlan {
   if (!block) return unexpected(std::move(block).error());
   KernargPlan k;
   k.block = *block;
-  k.dynamic_lds = dynamic_lds_bytes(meta, spec);
+  k.dynamic_lds = verify::dynamic_lds_bytes(meta, spec);
   verify::HiddenValues hv;
   hv.dynamic_lds_size = k.dynamic_lds;
   auto bytes = verify::layout_kernargs(meta, spec, arg_addresses, verify::LaunchGeometry{spec.grid, *block}, hv);
@@ -223,6 +312,17 @@ using UniqueStream = std::unique_ptr<std::remove_pointer_t<hipStream_t>, StreamF
 using UniqueEvent = std::unique_ptr<std::remove_pointer_t<hipEvent_t>, EventFree>;
 using UniqueDevicePtr = std::unique_ptr<void, DeviceFree>;
 
+/// hipMalloc / hipFree as a plan::DeviceAllocator (on the current device: HipExecutor sets it before each call).
+struct HipAllocator {
+  [[nodiscard]] Expected<std::uint64_t> allocate(std::uint64_t bytes) {
+    void* d = nullptr;
+    if (const hipError_t e = hipMalloc(&d, bytes); e != hipSuccess)
+      return fail(DiagCode::unsupported, hip_error("hipMalloc", e));
+    return reinterpret_cast<std::uint64_t>(d);
+  }
+  void release(std::uint64_t a) noexcept { static_cast<void>(hipFree(reinterpret_cast<void*>(a))); }
+};
+
 /// A loaded kernel: module, function, kernel metadata.
 struct Loaded {
   UniqueModule module;
@@ -232,8 +332,10 @@ struct Loaded {
 
 }  // namespace detail
 
-/// Runs launches on one HIP device. Holds no runtime object between calls (only the device index and names): every
-/// module, buffer, stream and event a call creates is released before it returns, on every path.
+/// Runs launches on one HIP device. Between calls it holds only the device buffers of run() (plan::BufferSets: one
+/// set per launch shape, at most four, reused so that K0's and K1's runs of a launch see the same buffer addresses
+/// and so the same kernarg bytes), released when the executor is destroyed; every module, stream, event and timing
+/// buffer a call creates is released before it returns, on every path.
 class HipExecutor {
  public:
   /// The executor for HIP device `device`. Errors: no usable HIP runtime or device (DiagCode::unsupported, message
@@ -310,18 +412,18 @@ class HipExecutor {
     auto loaded = load(co, **meta);
     if (!loaded) return stopped(std::move(loaded).error().message);
 
-    std::vector<detail::UniqueDevicePtr> allocs;
+    // The launch shape's buffers: the same allocations every run of this shape used before (contents, guards
+    // included, are rewritten here), so the kernarg bytes of K0's and K1's runs are the same.
+    auto set = buffers_.acquire(*bplan);
+    if (!set) return stopped(std::move(set).error().message);
+    const std::vector<std::uint64_t> base(set->begin(), set->end());
     std::vector<std::uint64_t> addr(spec.args.size(), 0);
     for (std::size_t b = 0; b < bplan->size(); ++b) {
       const auto& p = (*bplan)[b];
-      void* d = nullptr;
-      if (const hipError_t e = hipMalloc(&d, p.alloc_bytes); e != hipSuccess)
-        return stopped(detail::hip_error("hipMalloc(" + std::to_string(p.alloc_bytes) + " bytes for arg " +
-                                             std::to_string(p.arg) + ")", e));
-      allocs.emplace_back(d);
+      void* d = reinterpret_cast<void*>(base[b]);
       if (const hipError_t e = hipMemcpy(d, images[b].data(), p.alloc_bytes, hipMemcpyHostToDevice); e != hipSuccess)
         return stopped(detail::hip_error("hipMemcpy(arg " + std::to_string(p.arg) + " to the device)", e));
-      addr[p.arg] = reinterpret_cast<std::uint64_t>(d) + p.offset;
+      addr[p.arg] = base[b] + p.offset;
     }
     auto k = plan::kernargs(**meta, spec, addr);
     if (!k) return unexpected(std::move(k).error());
@@ -341,7 +443,8 @@ class HipExecutor {
 
     for (std::size_t b = 0; b < bplan->size(); ++b) {
       const auto& p = (*bplan)[b];
-      if (const hipError_t e = hipMemcpy(images[b].data(), allocs[b].get(), p.alloc_bytes, hipMemcpyDeviceToHost);
+      if (const hipError_t e = hipMemcpy(images[b].data(), reinterpret_cast<void*>(base[b]), p.alloc_bytes,
+                                         hipMemcpyDeviceToHost);
           e != hipSuccess)
         return stopped(detail::hip_error("hipMemcpy(arg " + std::to_string(p.arg) + " from the device)", e));
       verify::OutBuffer ob;
@@ -497,6 +600,7 @@ class HipExecutor {
   int device_ = 0;
   std::string arch_;
   std::string name_;
+  plan::BufferSets<detail::HipAllocator> buffers_;  ///< run()'s device buffers, by launch shape
   std::vector<codeobject::KernelMeta> metas_;  ///< of the last code object run (select_kernel points into it)
 };
 

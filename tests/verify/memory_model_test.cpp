@@ -1,0 +1,438 @@
+// Tests of verify/memory_model.hpp: hand-written K0/K1 pairs whose answer follows from the memory-model code
+// sequences of AMDGPUUsage ("Memory Model GFX942": a release is `buffer_wbl2 sc1; s_waitcnt vmcnt(0)` before the
+// flag store, an acquire `s_waitcnt vmcnt(0); buffer_inv sc1` after the flag load) and from which edits only move,
+// add or delete plain loads. The reviewer's two false acceptances of the old per-program multiset come first.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/verify/memory_model.hpp"
+#include "support/corpus.hpp"
+#include "verify/corpus_object.hpp"
+
+namespace {
+
+using namespace asmevo;
+using verify::MemoryModelDifference;
+
+Program parse(const std::string& body, Target t) {
+  auto p = parse_program(body, t, "<memory_model_test>");
+  EXPECT_TRUE(p.has_value()) << (p ? std::string{} : p.error().message) << "\n" << body;
+  return p ? std::move(*p) : Program{};
+}
+
+std::vector<MemoryModelDifference> compare(const std::string& k0, const std::string& k1, Target t = Target::gfx942) {
+  return verify::compare_memory_model(parse("k:\n" + k0, t), parse("k:\n" + k1, t));
+}
+
+std::string all(const std::vector<MemoryModelDifference>& v) {
+  std::string s;
+  for (const auto& d : v) s += d.kernel + " [" + d.rule + "] " + d.message + "\n";
+  return s;
+}
+
+/// The id of the n-th instruction (0-based) of a "k:" snippet: the parser numbers instructions from i0.
+InstId nth(unsigned n) { return InstId{n}; }
+
+// A release at agent scope (AMDGPUUsage "Memory Model GFX942", store atomic release agent): the data store, the
+// write-back of the L2 and the wait for both, then the flag store with sc1.
+const std::string release = R"(
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)";
+
+// ---- the reviewer's cases ----------------------------------------------------------------------------------------
+
+TEST(MemoryModel, ScopeBitsMovedToAnotherStoreAreRejected) {
+  // Two 4-byte global stores; the sc0 sc1 move from the first to the second. The per-program multiset (one scoped,
+  // one plain 4-byte store on both sides) was equal; in order, the plain store now sits before the event, not after.
+  const auto d = compare(R"(
+  global_store_dword v[0:1], v2, off sc0 sc1
+  global_store_dword v[4:5], v3, off
+  s_endpgm
+)", R"(
+  global_store_dword v[0:1], v2, off
+  global_store_dword v[4:5], v3, off sc0 sc1
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].kernel, "k");
+  EXPECT_NE(d[0].message.find("kernel 'k'"), std::string::npos) << d[0].message;
+  // Either the events (different operands) or the plain store's segment gives it away; both name K0 and K1 ids.
+  EXPECT_TRUE(d[0].k0_inst.has_value() && d[0].k1_inst.has_value()) << all(d);
+  EXPECT_EQ(d[0].rule, "event_order") << all(d);
+  EXPECT_EQ(*d[0].k0_inst, nth(0));
+  EXPECT_EQ(*d[0].k1_inst, nth(1));
+  EXPECT_NE(d[0].message.find("i0"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("i1"), std::string::npos) << d[0].message;
+}
+
+TEST(MemoryModel, FlagStoreAboveTheDataStoreAndWritebackIsRejected) {
+  const auto d = compare(release, R"(
+  global_store_dword v[4:5], v3, off sc1
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(0)
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "event_order");
+  // Event 0: K0's buffer_wbl2 (i1) against K1's flag store (i0).
+  EXPECT_EQ(d[0].k0_inst, nth(1));
+  EXPECT_EQ(d[0].k1_inst, nth(0));
+  EXPECT_NE(d[0].message.find("buffer_wbl2"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("sc1"), std::string::npos) << d[0].message;
+}
+
+// ---- what must be accepted ---------------------------------------------------------------------------------------
+
+TEST(MemoryModel, IdenticalKernelIsAccepted) {
+  EXPECT_TRUE(compare(release, release).empty());
+  const std::string acquire = R"(
+  global_load_dword v1, v[4:5], off sc1
+  s_waitcnt vmcnt(0)
+  buffer_inv sc1
+  global_load_dword v2, v[0:1], off
+  s_waitcnt vmcnt(0)
+  global_atomic_add_f32 v[6:7], v2, off
+  s_barrier
+  s_endpgm
+)";
+  EXPECT_TRUE(compare(acquire, acquire).empty()) << all(compare(acquire, acquire));
+}
+
+TEST(MemoryModel, SwappedPlainLoadsAreAccepted) {
+  // Only s_barrier orders anything here, and both loads stay on the same side of it.
+  const auto d = compare(R"(
+  global_load_dword v1, v[0:1], off
+  global_load_dwordx2 v[2:3], v[4:5], off
+  s_waitcnt vmcnt(0)
+  ds_write_b32 v6, v1
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  s_endpgm
+)", R"(
+  global_load_dwordx2 v[2:3], v[4:5], off
+  global_load_dword v1, v[0:1], off
+  s_waitcnt vmcnt(0)
+  ds_write_b32 v6, v1
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  s_endpgm
+)");
+  EXPECT_TRUE(d.empty()) << all(d);
+}
+
+TEST(MemoryModel, AddedPlainLoadIsAccepted) {
+  // A load added before the barrier and one after it (with the waits a widened or extra load would need).
+  const auto d = compare(R"(
+  global_load_dword v1, v[0:1], off
+  s_waitcnt vmcnt(0)
+  ds_write_b32 v6, v1
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  ds_read_b32 v7, v6
+  s_endpgm
+)", R"(
+  global_load_dword v1, v[0:1], off
+  global_load_dword v8, v[0:1], off offset:64
+  s_waitcnt vmcnt(1)
+  ds_write_b32 v6, v1
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  global_load_dword v9, v[0:1], off offset:128
+  ds_read_b32 v7, v6
+  s_endpgm
+)");
+  EXPECT_TRUE(d.empty()) << all(d);
+}
+
+TEST(MemoryModel, WeakerWaitForALoadIsAcceptedForAnLdsStoreIsNot) {
+  // K0 waits for everything before the barrier. Waiting only for LDS leaves the global load outstanding across the
+  // barrier (a plain load: free in a kernel whose only events are barriers) -- accepted; waiting only for vmcnt
+  // leaves the ds_write outstanding when the barrier issues, so other waves may read LDS before it lands -- rejected.
+  const std::string k0 = R"(
+  global_load_dword v1, v[0:1], off
+  ds_write_b32 v6, v2
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  s_barrier
+  s_endpgm
+)";
+  const auto ok = compare(k0, R"(
+  global_load_dword v1, v[0:1], off
+  ds_write_b32 v6, v2
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  s_endpgm
+)");
+  EXPECT_TRUE(ok.empty()) << all(ok);
+  const auto bad = compare(k0, R"(
+  global_load_dword v1, v[0:1], off
+  ds_write_b32 v6, v2
+  s_waitcnt vmcnt(0)
+  s_barrier
+  s_endpgm
+)");
+  ASSERT_EQ(bad.size(), 1u) << all(bad);
+  EXPECT_EQ(bad[0].rule, "fence");
+  EXPECT_EQ(bad[0].k1_inst, nth(3));  // the barrier
+  EXPECT_NE(bad[0].message.find("i1 (ds_write_b32"), std::string::npos) << bad[0].message;
+}
+
+TEST(MemoryModel, NonTemporalHintIsNotAScopeBit) {
+  // NT selects a cache policy (SIGfx940CacheControl::enableVolatileAndOrNonTemporal); the store stays plain.
+  const auto d = compare(release, R"(
+  global_store_dword v[0:1], v2, off nt
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)");
+  EXPECT_TRUE(d.empty()) << all(d);
+}
+
+// ---- what must be rejected ---------------------------------------------------------------------------------------
+
+TEST(MemoryModel, DroppedWritebackIsRejected) {
+  const auto d = compare(release, R"(
+  global_store_dword v[0:1], v2, off
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "event_order");
+  EXPECT_EQ(d[0].k0_inst, nth(1));  // K0's buffer_wbl2 ...
+  EXPECT_EQ(d[0].k1_inst, nth(2));  // ... where K1 already has its flag store
+  EXPECT_EQ(d[0].access.kind, "store");
+  EXPECT_EQ(d[0].access.scope, 16u);  // sc1 (CPol::SC1 = 16)
+}
+
+TEST(MemoryModel, DroppedReleaseWaitIsRejected) {
+  const auto d = compare(release, R"(
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "fence");
+  EXPECT_EQ(d[0].k0_inst, nth(3));  // the flag store in K0 ...
+  EXPECT_EQ(d[0].k1_inst, nth(2));  // ... and in K1
+}
+
+TEST(MemoryModel, WeakenedReleaseWaitIsRejected) {
+  // vmcnt(1) completes the data store but not the write-back (vmcnt is in order: the newest stays outstanding).
+  const auto d = compare(release, R"(
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(1)
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "fence");
+  EXPECT_NE(d[0].message.find("i1 (buffer_wbl2"), std::string::npos) << d[0].message;
+}
+
+TEST(MemoryModel, DataStoreMovedBelowTheReleaseIsRejected) {
+  // Same events, same waits; the data store now follows the flag store.
+  const auto d = compare(release, R"(
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  global_store_dword v[0:1], v2, off
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "plain_access_moved");
+  EXPECT_EQ(d[0].access.kind, "store");
+  EXPECT_EQ(d[0].k0_count, 1u);  // segment 0 (before the write-back): one plain store in K0 ...
+  EXPECT_EQ(d[0].k1_count, 0u);  // ... none in K1
+}
+
+TEST(MemoryModel, FlagAndDataSwappingRegistersIsRejected) {
+  // The same shape -- a plain store, then a scoped one -- but K1 stores the flag plainly and releases the data.
+  const auto d = compare(release, R"(
+  global_store_dword v[4:5], v3, off
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(0)
+  global_store_dword v[0:1], v2, off sc1
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "event_order");
+  EXPECT_EQ(d[0].k1_inst, nth(3));
+}
+
+TEST(MemoryModel, LoadHoistedAboveAnAcquireIsRejected) {
+  // With an acquire in the kernel, plain loads keep their place: the data load may not run before the flag load.
+  const std::string k0 = R"(
+  global_load_dword v1, v[4:5], off sc1
+  s_waitcnt vmcnt(0)
+  buffer_inv sc1
+  global_load_dword v2, v[0:1], off
+  s_waitcnt vmcnt(0)
+  s_endpgm
+)";
+  const auto d = compare(k0, R"(
+  global_load_dword v2, v[0:1], off
+  global_load_dword v1, v[4:5], off sc1
+  s_waitcnt vmcnt(0)
+  buffer_inv sc1
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "plain_access_moved");
+  EXPECT_EQ(d[0].access.kind, "load");
+  // Dropping the wait between the flag load and buffer_inv is a fence difference.
+  const auto w = compare(k0, R"(
+  global_load_dword v1, v[4:5], off sc1
+  buffer_inv sc1
+  global_load_dword v2, v[0:1], off
+  s_waitcnt vmcnt(0)
+  s_endpgm
+)");
+  ASSERT_EQ(w.size(), 1u) << all(w);
+  EXPECT_EQ(w[0].rule, "fence");
+}
+
+TEST(MemoryModel, Gfx90aScopeBitsAreGlcAndScc) {
+  // gfx90a: glc and scc are scope (SIGfx90ACacheControl), slc a hint.
+  const std::string k0 = "  global_store_dword v[0:1], v2, off\n  s_endpgm\n";
+  auto d = compare(k0, "  global_store_dword v[0:1], v2, off glc\n  s_endpgm\n", Target::gfx90a);
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(verify::describe(d[0].access, Target::gfx90a), "store global glc 4B");
+  d = compare(k0, "  global_store_dword v[0:1], v2, off scc\n  s_endpgm\n", Target::gfx90a);
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(verify::describe(d[0].access, Target::gfx90a), "store global scc 4B");
+  d = compare(k0, "  global_store_dword v[0:1], v2, off slc\n  s_endpgm\n", Target::gfx90a);
+  EXPECT_TRUE(d.empty()) << all(d);
+}
+
+TEST(MemoryModel, LoopCarriedStoreMustBeCompleteAtTheBarrier) {
+  // The LDS store at the bottom of the loop reaches the barrier at its top along the back edge; K0 waits before
+  // branching back, K1 does not.
+  const std::string k0 = R"(
+  s_mov_b32 s0, 4
+.Lloop:
+  s_barrier
+  ds_write_b32 v6, v2
+  s_sub_u32 s0, s0, 1
+  s_waitcnt lgkmcnt(0)
+  s_cmp_lg_u32 s0, 0
+  s_cbranch_scc1 .Lloop
+  s_endpgm
+)";
+  EXPECT_TRUE(compare(k0, k0).empty());
+  const auto d = compare(k0, R"(
+  s_mov_b32 s0, 4
+.Lloop:
+  s_barrier
+  ds_write_b32 v6, v2
+  s_sub_u32 s0, s0, 1
+  s_cmp_lg_u32 s0, 0
+  s_cbranch_scc1 .Lloop
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "fence");
+  EXPECT_EQ(d[0].k1_inst, nth(1));  // the barrier
+}
+
+TEST(MemoryModel, CodeNoKernelReachesIsComparedToo) {
+  // `f` follows s_endpgm and no branch of `k` reaches it (a callee, say): its scoped store still counts, and there
+  // an s_waitcnt is compared as it is written.
+  const std::string k0 = "k:\n  s_endpgm\nf:\n  global_store_dword v[0:1], v2, off sc1\n  s_waitcnt vmcnt(0)\n"
+                         "  s_setpc_b64 s[30:31]\n";
+  const std::string k1 = "k:\n  s_endpgm\nf:\n  global_store_dword v[0:1], v2, off sc0\n  s_waitcnt vmcnt(0)\n"
+                         "  s_setpc_b64 s[30:31]\n";
+  auto d = verify::compare_memory_model(parse(k0, Target::gfx942), parse(k1, Target::gfx942));
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].kernel, "(code no kernel entry reaches)");
+  const std::string k2 = "k:\n  s_endpgm\nf:\n  global_store_dword v[0:1], v2, off sc1\n  s_waitcnt vmcnt(1)\n"
+                         "  s_setpc_b64 s[30:31]\n";
+  d = verify::compare_memory_model(parse(k0, Target::gfx942), parse(k2, Target::gfx942));
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].access.kind, "wait");
+}
+
+TEST(MemoryModel, ScratchIsPrivate) {
+  // Spill code (scratch) is per work-item: moving a scratch store across a release is no ordering change.
+  const auto d = compare(R"(
+  scratch_store_dword off, v9, s0
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)", R"(
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  scratch_store_dword off, v9, s0
+  s_endpgm
+)");
+  EXPECT_TRUE(d.empty()) << all(d);
+}
+
+// ---- corpus ------------------------------------------------------------------------------------------------------
+
+/// Every Triton and aiter kernel against itself: no difference (recovery is deterministic, so K1 == K0 must pass),
+/// and the production kernels' events (aiter's scoped and atomic accesses, barriers) are found. A store that gains sc1
+/// in a copy is caught. Also the time it takes: the gate runs it on every candidate.
+TEST(MemoryModel, CorpusKernelsMatchThemselves) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir / "triton"))
+    if (e.path().extension() == ".hsaco") files.push_back(e.path());
+  for (const char* t : {"gfx942", "gfx950"})
+    if (fs::is_directory(dir / "aiter-co" / t))
+      for (const auto& e : fs::recursive_directory_iterator(dir / "aiter-co" / t))
+        if (e.is_regular_file() && e.path().extension() == ".co") files.push_back(e.path());
+  ASSERT_GT(files.size(), 33u);
+  double worst_ms = 0;
+  fs::path worst;
+  std::size_t planted = 0;
+  for (const auto& f : files) {
+    auto obj = emu::test::recover_object(f.string());
+    ASSERT_NE(obj, nullptr) << f;
+    const Program& p = obj->module.program;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto d = verify::compare_memory_model(p, p);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (ms > worst_ms) worst_ms = ms, worst = f;
+    EXPECT_TRUE(d.empty()) << f << "\n" << all(d);
+    // Plant: the first plain global store gets sc1 (CPol::SC1 = 16; gfx90a spells it scc, the same bit).
+    if (f.parent_path().filename() != "triton") continue;
+    Program q = p;
+    bool done = false;
+    for (auto& it : q.items) {
+      if (done || it.kind != Item::Kind::inst) continue;
+      const auto [role, a] = verify::ordering_role(it.inst);
+      if (role != verify::OrderingRole::plain_store || a.space != "global") continue;
+      const auto ops = isa::operands(isa::forms(it.inst.target)[it.inst.form]);
+      for (std::size_t k = 0; k < ops.size() && k < it.inst.ops.size(); ++k)
+        if (ops[k].kind == isa::Kind::cpol) it.inst.ops[k] = Operand::make_imm(16), done = true;
+    }
+    if (!done) continue;
+    ++planted;
+    const auto d2 = verify::compare_memory_model(p, q);
+    ASSERT_EQ(d2.size(), 1u) << f << "\n" << all(d2);
+    EXPECT_EQ(d2[0].rule, "event_order") << f;
+  }
+  EXPECT_GT(planted, 20u);
+  std::printf("compare_memory_model(K0, K0): slowest %.1f ms (%s)\n", worst_ms, worst.filename().c_str());
+}
+
+}  // namespace
