@@ -348,6 +348,16 @@ TEST(LaunchSpecErrors, Buffers) {
       {R"({"buffer": {"dtype": "f32", "count": 1, "init": {"zeros": 1, "fill": 2}}})", "/args/0/buffer/init",
        "object with 2 keys"},
       {R"({"buffer": [1]})", "/args/0/buffer: expected an object", ""},
+      {R"({"buffer": {"dtype": "f32", "count": 1, "init": {"random": {"min": 0, "max": 1, "specials": 1.5}}}})",
+       "/args/0/buffer/init/random/specials: expected a probability in [0, 1], got 1.5", ""},
+      {R"({"buffer": {"dtype": "f32", "count": 1, "init": {"random": {"min": 0, "max": 1, "specials": -0.01}}}})",
+       "/args/0/buffer/init/random/specials: expected a probability in [0, 1], got -0.01", ""},
+      {R"({"buffer": {"dtype": "i8", "count": 1, "init": {"random": {"min": 0, "max": 1, "specials": "some"}}}})",
+       "/args/0/buffer/init/random/specials: expected a probability (a number in [0, 1]), got a string", ""},
+      {R"({"buffer": {"dtype": "f32", "count": 1, "init": {"random": {"min": 0, "max": 1, "specials": null}}}})",
+       "/args/0/buffer/init/random/specials: expected a probability", "got null"},
+      {R"({"buffer": {"dtype": "f32", "count": 1, "init": {"random": {"min": 0, "max": 1, "special": 0.1}}}})",
+       "/args/0/buffer/init/random/special: unknown key \"special\" (did you mean \"specials\"?)", ""},
   };
   for (const auto& c : cases) {
     const auto m = error_of(with_args(c.arg));
@@ -637,4 +647,169 @@ TEST(LaunchSpecContents, RefusesWhatTheParserWouldHaveRefused) {
   auto ok = materialize(buffer(DType::f32, 1, nan_fill), 0);
   ASSERT_TRUE(ok);
   EXPECT_TRUE(std::isnan(std::bit_cast<float>(static_cast<std::uint32_t>(load_le(*ok, 0, 4)))));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// "specials": a fraction p of the elements of a random init takes a value from the dtype's special set
+
+namespace {
+
+Init specials_init(std::uint64_t seed, double lo, double hi, double p) {
+  Init i = random_init(seed, lo, hi);
+  i.specials = p;
+  return i;
+}
+
+/// The special set of each dtype for a range inside [2, 3] (so L = 256 * 3 = 768), written out by hand from the
+/// formats' definitions: IEEE 754-2019 (binary64/32/16), bfloat16 (binary32's top half), OCP OFP8 rev 1.0 table 1
+/// (E4M3: bias 7, no inf, NaN 0x7f/0xff, max 0x7e = 448; E5M2: bias 15, inf 0x7c, NaN 0x7d..0x7f, max 0x7b =
+/// 57344) and the fnuz formats of Noune et al. (arXiv 2206.02915; bias 8 / 16, 0x80 the only NaN, no -0, no inf).
+std::set<std::uint64_t> hand_specials(DType t) {
+  switch (t) {
+    case DType::f64:  // 768 = 1.5 * 2^9: exponent 1023 + 9 = 0x408, fraction 0x8000000000000
+      return {0x0ull, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull,
+              0x1ull, 0x000fffffffffffffull, 0x0010000000000000ull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
+              0x3ff0000000000000ull, 0xbff0000000000000ull, 0x4088000000000000ull, 0xc088000000000000ull};
+    case DType::f32:  // 768: exponent 127 + 9 = 0x88
+      return {0x0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x1, 0x007fffff, 0x00800000, 0x7f7fffff,
+              0xff7fffff, 0x3f800000, 0xbf800000, 0x44400000, 0xc4400000};
+    case DType::f16:  // 768: exponent 15 + 9 = 24 -> 0x6000 | 0x200
+      return {0x0, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x1, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x3c00, 0xbc00, 0x6200,
+              0xe200};
+    case DType::bf16:
+      return {0x0, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x1, 0x007f, 0x0080, 0x7f7f, 0xff7f, 0x3f80, 0xbf80, 0x4440,
+              0xc440};
+    case DType::fp8e4m3fnuz:  // 768 saturates to the largest finite, 240 = 0x7f
+      return {0x00, 0x80, 0x01, 0x07, 0x08, 0x7f, 0xff, 0x40, 0xc0};
+    case DType::fp8e5m2fnuz:  // 768 = 1.5 * 2^9: exponent 16 + 9 = 25 -> 0x64 | 0x2
+      return {0x00, 0x80, 0x01, 0x03, 0x04, 0x7f, 0xff, 0x40, 0xc0, 0x66, 0xe6};
+    case DType::fp8e4m3:  // 768 saturates to 448 = 0x7e
+      return {0x00, 0x80, 0x7f, 0x01, 0x07, 0x08, 0x7e, 0xfe, 0x38, 0xb8};
+    case DType::fp8e5m2:  // 768: exponent 15 + 9 = 24 -> 0x60 | 0x2
+      return {0x00, 0x80, 0x7c, 0xfc, 0x7e, 0x01, 0x03, 0x04, 0x7b, 0xfb, 0x3c, 0xbc, 0x62, 0xe2};
+    case DType::i32: return {0x0, 0x1, 0xffffffff, 0x80000000, 0x7fffffff};
+    case DType::u16: return {0x0, 0x1, 0xffff};
+    case DType::i64: return {0x0, 0x1, ~0ull, 0x8000000000000000ull, 0x7fffffffffffffffull};
+    case DType::i8: return {0x00, 0x01, 0xff, 0x80, 0x7f};
+    default: ADD_FAILURE() << "no hand-written set"; return {};
+  }
+}
+
+/// Whether the pattern is a draw from [2, 3] (a non-special element).
+bool in_two_three(DType t, std::uint64_t bits) {
+  double v = 0;
+  switch (t) {
+    case DType::f64: v = std::bit_cast<double>(bits); break;
+    case DType::f32: v = std::bit_cast<float>(static_cast<std::uint32_t>(bits)); break;
+    case DType::i32: v = static_cast<std::int32_t>(bits); break;
+    case DType::i64: v = static_cast<double>(static_cast<std::int64_t>(bits)); break;
+    case DType::i8: v = static_cast<std::int8_t>(bits); break;
+    case DType::u16: v = static_cast<double>(bits); break;
+    default: v = decode(t, static_cast<std::uint32_t>(bits));
+  }
+  return v >= 2 && v <= 3;
+}
+
+const DType special_dtypes[] = {DType::f64,     DType::f32,         DType::f16,         DType::bf16,
+                                DType::fp8e4m3fnuz, DType::fp8e5m2fnuz, DType::fp8e4m3, DType::fp8e5m2,
+                                DType::i32,     DType::u16,         DType::i64,         DType::i8};
+
+}  // namespace
+
+TEST(LaunchSpecSpecials, EveryHandWrittenPatternAppearsAndNothingElse) {
+  for (DType t : special_dtypes) {
+    const std::size_t es = dtype_size(t);
+    auto b = materialize(buffer(t, 6000, specials_init(17, 2, 3, 0.5)), 1);
+    ASSERT_TRUE(b) << b.error().str();
+    std::set<std::uint64_t> seen;
+    for (std::size_t i = 0; i < 6000; ++i)
+      if (const auto bits = load_le(*b, es * i, es); !in_two_three(t, bits)) seen.insert(bits);
+    // ~3000 specials over at most 14 patterns: each appears ~200 times, missing one has probability < 1e-80.
+    EXPECT_EQ(seen, hand_specials(t)) << dtype_name(t);
+  }
+  // NaN patterns are NaN for the project's own fp8 decoder too, and fnuz 0x80 is not a zero there.
+  EXPECT_TRUE(std::isnan(emu::fp::fp8_to_f32(0x80, emu::fp::Fp8::e4m3fnuz)));
+  EXPECT_TRUE(std::isnan(emu::fp::fp8_to_f32(0x7f, emu::fp::Fp8::e4m3)));
+  EXPECT_EQ(emu::fp::fp8_to_f32(0x7e, emu::fp::Fp8::e4m3), 448.0f);
+  EXPECT_EQ(emu::fp::fp8_to_f32(0x7f, emu::fp::Fp8::e4m3fnuz), 240.0f);
+}
+
+TEST(LaunchSpecSpecials, FractionIsAboutP) {
+  for (double p : {0.05, 0.3}) {
+    for (DType t : {DType::f32, DType::f16, DType::fp8e4m3fnuz, DType::i32}) {
+      const std::size_t n = 10000, es = dtype_size(t);
+      auto b = materialize(buffer(t, n, specials_init(5, 2, 3, p)), 0);
+      ASSERT_TRUE(b);
+      std::size_t specials = 0;
+      for (std::size_t i = 0; i < n; ++i) specials += in_two_three(t, load_le(*b, es * i, es)) ? 0 : 1;
+      const double sd = std::sqrt(n * p * (1 - p));  // binomial
+      EXPECT_NEAR(double(specials), n * p, 5 * sd) << dtype_name(t) << " p=" << p;
+    }
+  }
+  // p = 1: every element is special; each trial draws a different mix.
+  auto all = materialize(buffer(DType::f32, 1000, specials_init(5, 2, 3, 1)), 0);
+  auto all1 = materialize(buffer(DType::f32, 1000, specials_init(5, 2, 3, 1)), 1);
+  ASSERT_TRUE(all && all1);
+  for (std::size_t i = 0; i < 1000; ++i) EXPECT_FALSE(in_two_three(DType::f32, load_le(*all, 4 * i, 4)));
+  EXPECT_NE(*all, *all1);
+  EXPECT_EQ(*all, *materialize(buffer(DType::f32, 1000, specials_init(5, 2, 3, 1)), 0));
+}
+
+TEST(LaunchSpecSpecials, ZeroReproducesTheBytesWithoutSpecials) {
+  // The spec with "specials": 0 and the one without it give the splitmix64 draws the oracle computes.
+  const std::string without = with_args(
+      R"({"buffer": {"dtype": "f32", "count": 64, "init": {"random": {"seed": 7, "min": -4, "max": 4}}}})");
+  const std::string zero = with_args(R"({"buffer": {"dtype": "f32", "count": 64, "init": {"random":
+      {"seed": 7, "min": -4, "max": 4, "specials": 0}}}})");
+  auto a = parse(without), z = parse(zero);
+  ASSERT_TRUE(a && z);
+  EXPECT_EQ(z->args[0].buffer.init.specials, 0.0);
+  for (std::uint32_t trial : {0u, 1u}) {
+    auto x = materialize(a->args[0].buffer, trial), y = materialize(z->args[0].buffer, trial);
+    ASSERT_TRUE(x && y);
+    EXPECT_EQ(*x, *y);
+    RefSplitMix ref{7 + trial};
+    for (std::size_t i = 0; i < 64; ++i) {
+      const double u = double(ref() >> 11) / 9007199254740992.0;
+      const double v = std::clamp(-4.0 * (1 - u) + 4.0 * u, -4.0, 4.0);
+      EXPECT_EQ(load_le(*y, 4 * i, 4), std::bit_cast<std::uint32_t>(static_cast<float>(v))) << i;
+    }
+  }
+  // Integers too: u8 over [0, 255] is the low byte of each draw.
+  auto u = parse(with_args(R"({"buffer": {"dtype": "u8", "count": 32, "init": {"random":
+      {"seed": 3, "min": 0, "max": 255, "specials": 0}}}})"));
+  ASSERT_TRUE(u);
+  auto ub = materialize(u->args[0].buffer, 0);
+  ASSERT_TRUE(ub);
+  RefSplitMix ref{3};
+  for (std::size_t i = 0; i < 32; ++i) EXPECT_EQ(load_le(*ub, i, 1), ref() & 0xff);
+}
+
+TEST(LaunchSpecSpecials, ParsedAndDrawnPerElement) {
+  auto s = parse(with_args(R"({"buffer": {"dtype": "f16", "count": 2000, "init": {"random":
+      {"seed": 1, "min": 2, "max": 3, "specials": 0.25}}}})"));
+  ASSERT_TRUE(s) << s.error().str();
+  EXPECT_EQ(s->args[0].buffer.init.specials, 0.25);
+  // The decision is the element's first draw (u < p); a special element's second draw picks from the set, so
+  // the positions of the specials follow the splitmix64 stream: an element is special exactly when its first
+  // draw is below p. Check this on the first elements by replaying the stream (each non-special element uses one
+  // more draw, each special one: the set has 14 entries, rejection from 2^64 happens with probability < 2^-59).
+  auto b = materialize(s->args[0].buffer, 0);
+  ASSERT_TRUE(b);
+  RefSplitMix ref{1};
+  for (std::size_t i = 0; i < 200; ++i) {
+    const double u = double(ref() >> 11) / 9007199254740992.0;
+    const std::uint64_t second = ref();
+    const auto bits = load_le(*b, 2 * i, 2);
+    if (u < 0.25) {
+      static const std::uint64_t order[] = {0x0, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x1, 0x03ff,
+                                            0x0400, 0x7bff, 0xfbff, 0x3c00, 0xbc00, 0x6200, 0xe200};
+      EXPECT_EQ(bits, order[second % 14]) << i;
+    } else {
+      const double w = double(second >> 11) / 9007199254740992.0;
+      EXPECT_EQ(bits, nearest(DType::f16, std::clamp(2.0 * (1 - w) + 3.0 * w, 2.0, 3.0))) << i;
+    }
+  }
+  EXPECT_FALSE(materialize(buffer(DType::f32, 4, specials_init(0, 0, 1, 1.5)), 0));
+  EXPECT_FALSE(materialize(buffer(DType::f32, 4, specials_init(0, 0, 1, NAN)), 0));
 }

@@ -263,7 +263,11 @@ using OJson = nlohmann::ordered_json;
   const Init& in = a.buffer.init;
   switch (in.kind) {
     case Init::zeros: return {{"init", "zeros"}};
-    case Init::random: return {{"init", "random"}, {"seed", in.seed + trial}, {"min", in.min}, {"max", in.max}};
+    case Init::random: {
+      OJson j{{"init", "random"}, {"seed", in.seed + trial}, {"min", in.min}, {"max", in.max}};
+      if (in.specials > 0) j["specials"] = in.specials;
+      return j;
+    }
     case Init::iota: return {{"init", "iota"}, {"start", in.start}, {"step", in.step}};
     case Init::fill: return {{"init", "fill"}, {"value", number_json(in.value)}};
     case Init::file: return {{"init", "file"}, {"path", in.path}};

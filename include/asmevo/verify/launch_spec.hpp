@@ -92,6 +92,9 @@ struct Init {
   enum Kind { zeros, random, iota, fill, file } kind = zeros;
   std::uint64_t seed = 0;            ///< random: trial t draws from seed + t (modulo 2^64)
   double min = 0, max = 0;           ///< random: the closed range (integers: [ceil(min), floor(max)])
+  /// random: the probability (0..1) that an element is drawn uniformly from special_bits(dtype, min, max) instead
+  /// of from [min, max]; 0 draws exactly what a spec without "specials" draws.
+  double specials = 0;
   double start = 0, step = 0;        ///< iota: element i is start + i * step, computed in double, then rounded
   double value = 0;                  ///< fill
   std::string path;                  ///< file: absolute path (resolved against the spec's folder)
@@ -368,7 +371,8 @@ inline void check_int_value(SpecChecker& c, DType t, double v, const std::string
 inline Init read_init(SpecChecker& c, const Json& v, const std::string& ptr, std::optional<DType> dt,
                       std::optional<std::uint64_t> count, const std::filesystem::path& base_dir) {
   Init r;
-  const std::string forms = "\"zeros\", {\"random\": {\"seed\", \"min\", \"max\"}}, {\"iota\": {\"start\", \"step\"}}, "
+  const std::string forms = "\"zeros\", {\"random\": {\"seed\", \"min\", \"max\", \"specials\"}}, "
+                            "{\"iota\": {\"start\", \"step\"}}, "
                             "{\"fill\": value} or {\"file\": \"path\"}";
   if (v.is_string()) {
     if (v.get_ref<const std::string&>() == "zeros") return r;
@@ -386,8 +390,18 @@ inline Init read_init(SpecChecker& c, const Json& v, const std::string& ptr, std
   const std::string p = ptr + "/" + pointer_token(key);
   if (key == "random") {
     r.kind = Init::random;
-    if (!c.object(body, p, "an object {\"seed\", \"min\", \"max\"}")) return r;
-    c.only_keys(body, p, {"seed", "min", "max"});
+    if (!c.object(body, p, "an object {\"seed\", \"min\", \"max\"} (and optionally \"specials\")")) return r;
+    c.only_keys(body, p, {"seed", "min", "max", "specials"});
+    if (const Json* sp = SpecChecker::optional_key(body, "specials")) {
+      if (!sp->is_number()) {
+        c.problem(p + "/specials", "expected a probability (a number in [0, 1]), got " + kind_of(*sp), sp);
+      } else if (const double x = sp->get<double>(); !(x >= 0 && x <= 1)) {
+        c.problem(p + "/specials", "expected a probability in [0, 1], got " + sp->dump(), sp,
+                  "the fraction of elements drawn from the dtype's special values, e.g. 0.05");
+      } else {
+        r.specials = x;
+      }
+    }
     if (const Json* s = SpecChecker::optional_key(body, "seed"))
       if (auto x = c.integer(*s, p + "/seed", 0, std::numeric_limits<std::uint64_t>::max(), "a non-negative integer"))
         r.seed = static_cast<std::uint64_t>(*x);
@@ -890,12 +904,102 @@ inline void store_le(std::byte* p, std::uint64_t bits, std::size_t size) {
   for (std::size_t i = 0; i < size; ++i) p[i] = static_cast<std::byte>(bits >> (8 * i));
 }
 
+/// Bit layout of a float dtype: the fields of the encodings special_bits() builds.
+struct FloatLayout {
+  unsigned width, exp_bits, frac_bits;
+  enum Flavor : std::uint8_t {
+    ieee,  ///< IEEE 754 interchange layout: bias 2^(e-1)-1, all-ones exponent = inf (fraction 0) or NaN
+    fnuz,  ///< "finite, NaN = unsigned zero": bias 2^(e-1), no inf, no -0; the -0 code 0x80 is the only NaN
+    fn,    ///< "finite, NaN": bias 2^(e-1)-1, no inf; S.1111.111 is NaN (OCP E4M3)
+  } flavor;
+};
+
+// IEEE 754-2019 §3.6 table 3.5 (binary64/32/16); bfloat16 is binary32's sign and exponent with 7 fraction bits.
+// fp8: OCP "8-bit Floating Point Specification (OFP8)" rev 1.0, its E4M3/E5M2 encoding table: E5M2 is IEEE-like
+// (bias 15, inf S.11111.00, NaN S.11111.{01,10,11}); E4M3 has bias 7, no infinities, NaN S.1111.111 only, and
+// max S.1111.110 = 448.
+// fnuz: Noune et al., "8-bit Numerical Formats for Deep Neural Networks" (arXiv 2206.02915), as LLVM APFloat's
+// Float8E4M3FNUZ / Float8E5M2FNUZ (llvm/include/llvm/ADT/APFloat.h: "bias 8 / 16", "no infinity, no negative
+// zero, NaN = 0x80") and AMD's CDNA3 FP8/BF8 (MI300 ISA §7.2), which emu/fp.hpp's fp8_format agrees with.
+[[nodiscard]] constexpr FloatLayout float_layout(DType t) {
+  switch (t) {
+    case DType::f64: return {64, 11, 52, FloatLayout::ieee};
+    case DType::f32: return {32, 8, 23, FloatLayout::ieee};
+    case DType::f16: return {16, 5, 10, FloatLayout::ieee};
+    case DType::bf16: return {16, 8, 7, FloatLayout::ieee};
+    case DType::fp8e4m3fnuz: return {8, 4, 3, FloatLayout::fnuz};
+    case DType::fp8e5m2fnuz: return {8, 5, 2, FloatLayout::fnuz};
+    case DType::fp8e4m3: return {8, 4, 3, FloatLayout::fn};
+    default: return {8, 5, 2, FloatLayout::ieee};  // fp8e5m2
+  }
+}
+
 }  // namespace detail
+
+/// The special values a random init with "specials" draws from, as bit patterns (zero-extended), each once, in a
+/// fixed order. Floats: +0, -0, +inf, -inf, a quiet NaN, the smallest and the largest subnormal, the smallest
+/// normal, the largest finite value and its negative, 1, -1, and +-L far outside [min, max] with
+/// L = 256 * max(|min|, |max|, 1) (rounded to the dtype, at most its largest finite value), which makes exp()
+/// over- or underflow in softmax-like code. Encodings a dtype lacks are left out (fnuz: no -0, no inf, NaN = 0x80;
+/// OCP E4M3: no inf, NaN = 0x7f). Integers: 0, 1, -1 (signed), the dtype's minimum and maximum.
+[[nodiscard]] inline std::vector<std::uint64_t> special_bits(DType t, double min, double max) {
+  std::vector<std::uint64_t> out;
+  auto add = [&out](std::uint64_t b) {
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  };
+  const unsigned width = static_cast<unsigned>(dtype_size(t)) * 8;
+  if (!dtype_is_float(t)) {
+    const std::uint64_t all = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+    add(0);
+    add(1);
+    if (dtype_is_signed(t)) {
+      add(all);                                       // -1
+      add(std::uint64_t{1} << (width - 1));           // minimum, 100...0
+      add(all >> 1);                                  // maximum, 011...1
+    } else {
+      add(all);                                       // maximum
+    }
+    return out;
+  }
+  const detail::FloatLayout f = detail::float_layout(t);
+  const std::uint64_t sign = std::uint64_t{1} << (f.width - 1);
+  const std::uint64_t frac = (std::uint64_t{1} << f.frac_bits) - 1;
+  const std::uint64_t exp_all = ((std::uint64_t{1} << f.exp_bits) - 1) << f.frac_bits;
+  const std::uint64_t bias = (std::uint64_t{1} << (f.exp_bits - 1)) - (f.flavor == detail::FloatLayout::fnuz ? 0 : 1);
+  const std::uint64_t one = bias << f.frac_bits;
+  std::uint64_t max_finite = 0, qnan = 0;
+  switch (f.flavor) {
+    case detail::FloatLayout::ieee:  // quiet NaN: the fraction's top bit set (IEEE 754-2019 §6.2.1)
+      max_finite = (exp_all - (frac + 1)) | frac, qnan = exp_all | ((frac + 1) >> 1);
+      break;
+    case detail::FloatLayout::fnuz: max_finite = sign - 1, qnan = sign; break;
+    case detail::FloatLayout::fn: max_finite = (exp_all | frac) - 1, qnan = exp_all | frac; break;
+  }
+  add(0);
+  if (f.flavor != detail::FloatLayout::fnuz) add(sign);  // -0
+  if (f.flavor == detail::FloatLayout::ieee) add(exp_all), add(sign | exp_all);
+  add(qnan);
+  add(1);                    // smallest subnormal
+  add(frac);                 // largest subnormal
+  add(frac + 1);             // smallest normal
+  add(max_finite);
+  add(sign | max_finite);
+  add(one);
+  add(sign | one);
+  double big = 256 * std::max({std::isfinite(min) ? std::fabs(min) : 0.0, std::isfinite(max) ? std::fabs(max) : 0.0,
+                               1.0});
+  big = std::min(big, detail::dtype_info(t).max_finite);
+  add(detail::round_float_bits(t, big));
+  add(detail::round_float_bits(t, -big));
+  return out;
+}
 
 /// The bytes of one buffer (little-endian elements) for trial `trial`. random draws from seed + trial: floats
 /// uniformly in [min, max] as doubles, then rounded to the dtype (nearest even); integers uniformly over
-/// [ceil(min), floor(max)]. iota computes start + i*step in double, then rounds; fill rounds its value. file reads
-/// the first bytes() bytes of the file (a shorter file is an error). Deterministic on every platform.
+/// [ceil(min), floor(max)]. With "specials" p > 0, each element first draws u in [0, 1) from the same stream: when
+/// u < p it takes special_bits()[k] with k drawn uniformly, otherwise the draw above. iota computes start + i*step
+/// in double, then rounds; fill rounds its value. file reads the first bytes() bytes of the file (a shorter file is
+/// an error). Deterministic on every platform.
 [[nodiscard]] inline Expected<std::vector<std::byte>> materialize(const BufferArg& b, std::uint32_t trial) {
   using detail::i128;
   // A BufferArg made through the API rather than parse_launch_spec may hold values no dtype can take.
@@ -937,9 +1041,21 @@ inline void store_le(std::byte* p, std::uint64_t bits, std::size_t size) {
       break;
     }
     case Init::random: {
+      if (!(in.specials >= 0 && in.specials <= 1))
+        return fail(DiagCode::usage, "random init: specials must be a probability in [0, 1]");
       detail::SplitMix64 rng{in.seed + trial};
+      const double p = in.specials;
+      const std::vector<std::uint64_t> special = p > 0 ? special_bits(b.dtype, in.min, in.max)
+                                                       : std::vector<std::uint64_t>{};
+      // p == 0 draws nothing extra, so the bytes are those of a spec without "specials".
+      auto take_special = [&](std::size_t i) {
+        if (p == 0 || rng.unit() >= p) return false;
+        detail::store_le(out.data() + i * esize, special[static_cast<std::size_t>(rng.below(special.size()))], esize);
+        return true;
+      };
       if (is_float) {
         for (std::size_t i = 0; i < n; ++i) {
+          if (take_special(i)) continue;
           const double u = rng.unit();
           // min*(1-u) + max*u cannot overflow where max - min could (min = -max = DBL_MAX); clamped, since the two
           // products' rounding may step just outside [min, max].
@@ -953,9 +1069,11 @@ inline void store_le(std::byte* p, std::uint64_t bits, std::size_t size) {
           return fail(DiagCode::usage, "random init: [min, max] holds no integer, or leaves the range of " +
                                            std::string(dtype_name(b.dtype)));
         const auto span = static_cast<std::uint64_t>(static_cast<detail::u128>(*hi - *lo + 1));  // 0 = 2^64
-        for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t i = 0; i < n; ++i) {
+          if (take_special(i)) continue;
           detail::store_le(out.data() + i * esize, detail::int_bits(b.dtype, *lo + static_cast<i128>(rng.below(span))),
                            esize);
+        }
       }
       break;
     }
