@@ -24,6 +24,7 @@
 #include "asmevo/verify/emu_executor.hpp"
 #include "asmevo/verify/launch_spec.hpp"
 #include "support/corpus.hpp"
+#include "verify/k1_edit.hpp"
 
 namespace {
 
@@ -173,32 +174,8 @@ std::string corpus_file(const std::filesystem::path& dir, const std::string& ste
   return (dir / "triton" / (stem + "." + std::string(to_string(t)) + ".hsaco")).string();
 }
 
-/// Rebuilds `p` (relinked, never patched in place, so that K1 is a genuinely different object) for K0.
-std::optional<verify::CodeObject> rebuild_as_k1(const verify::CodeObject& k0, Program p, const std::string& name) {
-  auto enc = codeobject::encoder_for(k0.elf);
-  if (!enc) { ADD_FAILURE() << enc.error().message; return std::nullopt; }
-  codeobject::RebuildOptions ro;
-  ro.original = &k0.elf;
-  ro.recovered = &k0.module;
-  ro.allow_patch = false;
-  auto built = codeobject::rebuild(std::move(p), **enc, ro);
-  if (!built) { ADD_FAILURE() << built.error().str(); return std::nullopt; }
-  auto k1 = verify::code_object_from_bytes(std::move(built->bytes), name);
-  if (!k1) { ADD_FAILURE() << k1.error().str(); return std::nullopt; }
-  return std::move(*k1);
-}
-
-/// K0's program printed (ids kept), edited by `edit`, parsed back and rebuilt.
-template <class Edit>
-std::optional<verify::CodeObject> edited_k1(const verify::CodeObject& k0, Edit edit) {
-  std::string text = print_program(k0.module.program);
-  const std::string before = text;
-  edit(text);
-  EXPECT_NE(text, before) << "the edit changed nothing";
-  auto p = parse_program(text, k0.module.target, "k1.s");
-  if (!p) { ADD_FAILURE() << p.error().str(); return std::nullopt; }
-  return rebuild_as_k1(k0, std::move(*p), "k1.co");
-}
+using test::edited_k1;
+using test::rebuild_as_k1;
 
 std::size_t replace_all(std::string& s, const std::string& from, const std::string& to) {
   std::size_t n = 0;
