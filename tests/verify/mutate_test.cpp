@@ -275,6 +275,29 @@ TEST(MutateOps, ExecChangeSwapsFamilyChangesSourceOrDrops) {
   EXPECT_TRUE(seen10.count("s_or_b64 exec, exec, vcc") || seen10.count("s_or_b64 exec, exec, s[0:1]"));
 }
 
+TEST(MutateOps, ImmChangeNeverOffersTheSameShiftCount) {
+  // Shift counts are read modulo their field (MI300 ISA: v_lshl_add_u64 shifts by S1[2:0], v_lshlrev_b32 by
+  // S0[4:0], s_lshl_b32 by S1[4:0]): 2 -> 18 or 1 -> 17 would be the same instruction, so it is never offered.
+  auto p = parse_program("k:\n\tv_lshl_add_u64 v[0:1], v[0:1], 2, v[2:3] ; i0\n\tv_lshlrev_b32_e32 v4, 1, v4 ; i1\n"
+                         "\ts_lshl_b32 s0, s1, 1 ; i2\n\ts_endpgm ; i3\n",
+                         Target::gfx942);
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  auto s = kernel_scope(*p, "k");
+  ASSERT_TRUE(s.has_value());
+  const std::regex counts[] = {std::regex(R"(v_lshl_add_u64 v\[0:1\], v\[0:1\], (\d+), v\[2:3\])"),
+                               std::regex(R"(v_lshlrev_b32_e32 v4, (\d+), v4)"), std::regex(R"(s_lshl_b32 s0, s1, (\d+))")};
+  const unsigned masks[] = {7, 31, 31}, old[] = {2, 1, 1};
+  for (unsigned site = 0; site < 3; ++site)
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+      auto m = mutate(MutOp::imm_change, *p, *s, InstId{site}, seed);
+      ASSERT_TRUE(m && m->valid);
+      const std::string t = text_of(m->program, site);
+      std::smatch g;
+      ASSERT_TRUE(std::regex_match(t, g, counts[site])) << t;
+      EXPECT_NE(std::stoul(g[1].str()) & masks[site], old[site]) << t;
+    }
+}
+
 TEST(MutateOps, StoreOobShiftsByTheStoreWidth) {
   auto f = small();
   auto m = run(f, MutOp::store_oob, 9, 3);

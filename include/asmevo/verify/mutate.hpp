@@ -439,6 +439,37 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
   return out;
 }
 
+/// The bits of source operand `src` (0 = src0) that `mnemonic` actually reads when the operand is a shift or
+/// alignment count, else all ones: two counts equal under this mask are the same instruction, so imm_change never
+/// offers one for the other. MI300 ISA (CDNA3) §12-§13 opcode descriptions: 32-bit shifts use S[4:0], 16-bit ones
+/// (and packed 16-bit) S[3:0], 64-bit ones S[5:0]; V_LSHL_ADD_U64 shifts by S1[2:0]; V_ALIGNBIT_B32 by S2[4:0],
+/// V_ALIGNBYTE_B32 by S2[1:0] bytes; V_BFE_U32/I32 take offset S1[4:0] and width S2[4:0]. (The emulator's semantics
+/// in verify/emu/ implement the same masks.)
+[[nodiscard]] inline std::uint64_t count_field_mask(std::string_view mnemonic, std::size_t src) noexcept {
+  for (std::string_view suffix : {"_e32", "_e64", "_sdwa", "_dpp"})
+    if (mnemonic.size() > suffix.size() && mnemonic.substr(mnemonic.size() - suffix.size()) == suffix) {
+      mnemonic.remove_suffix(suffix.size());
+      break;
+    }
+  struct Row {
+    std::string_view name;
+    std::size_t src;
+    std::uint64_t mask;
+  };
+  static constexpr Row rows[] = {
+      {"v_lshlrev_b32", 0, 31},  {"v_lshrrev_b32", 0, 31},  {"v_ashrrev_i32", 0, 31},  {"v_lshlrev_b16", 0, 15},
+      {"v_lshrrev_b16", 0, 15},  {"v_ashrrev_i16", 0, 15},  {"v_pk_lshlrev_b16", 0, 15}, {"v_pk_lshrrev_b16", 0, 15},
+      {"v_pk_ashrrev_i16", 0, 15}, {"v_lshlrev_b64", 0, 63}, {"v_lshrrev_b64", 0, 63}, {"v_ashrrev_i64", 0, 63},
+      {"s_lshl_b32", 1, 31},     {"s_lshr_b32", 1, 31},     {"s_ashr_i32", 1, 31},     {"s_lshl_b64", 1, 63},
+      {"s_lshr_b64", 1, 63},     {"s_ashr_i64", 1, 63},     {"v_lshl_add_u32", 1, 31}, {"v_lshl_or_b32", 1, 31},
+      {"v_add_lshl_u32", 2, 31}, {"v_lshl_add_u64", 1, 7},  {"v_alignbit_b32", 2, 31}, {"v_alignbyte_b32", 2, 3},
+      {"v_bfe_u32", 1, 31},      {"v_bfe_u32", 2, 31},      {"v_bfe_i32", 1, 31},      {"v_bfe_i32", 2, 31},
+  };
+  for (const Row& r : rows)
+    if (r.name == mnemonic && r.src == src) return r.mask;
+  return ~std::uint64_t{0};
+}
+
 [[nodiscard]] inline bool is_site(MutOp op, const Program& p, std::size_t item) {
   const Inst& in = p.items[item].inst;
   const auto& f = form_of(in);
@@ -605,9 +636,17 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
         o.real = c[rng.below(c.size())];
       } else {
         const std::int64_t v = o.imm;
+        // Which source this operand is (defs come first in the form's operand list), for count_field_mask.
+        std::size_t src = 0;
+        for (std::size_t i = 0; i < k; ++i)
+          if (ops[i].is_printed() && ops[i].role == isa::Role::use) ++src;
+        const std::uint64_t field = detail::count_field_mask(detail::mnemonic_of(orig), src);
+        const auto same_count = [&](std::int64_t d) {
+          return (static_cast<std::uint64_t>(d) & field) == (static_cast<std::uint64_t>(v) & field);
+        };
         std::vector<std::int64_t> c;
         for (std::int64_t d : {v + 1, v - 1, v == 0 ? 2 : v * 2, v ^ 0x10})
-          if (d != v && (literal_ok || is_inline_int(d))) c.push_back(d);
+          if (d != v && !same_count(d) && (literal_ok || is_inline_int(d))) c.push_back(d);
         if (c.empty()) return invalid("no other constant fits the operand");
         o.imm = c[rng.below(c.size())];
       }
