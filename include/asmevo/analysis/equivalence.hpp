@@ -1,0 +1,905 @@
+// A sound equivalence prover for an edited kernel K1 that differs from K0 in one small window of instructions (a
+// replaced, deleted, inserted or swapped run inside one basic block), under the facts one launch fixes.
+//
+// How a proof goes:
+//  1. The window: K0 and K1 are compared instruction by instruction (ids and contents) and label by label; what
+//     differs must be one run of non-control instructions inside one K0 block (no label, branch, s_waitcnt or
+//     s_nop in it: waits and wait states are the static checkers' business, not values).
+//  2. The window alone, from a symbolic state standing for every arrival (K0's known bits there, analysis/
+//     known_bits.hpp, as constants; every other bit a variable shared by both sides): if both sides leave every
+//     register equal, K1 is equivalent ("same value"), since every later step is the same instruction on the same
+//     state.
+//  3. Otherwise, lockstep symbolic execution (detail/int_semantics.hpp) of both kernels, first from the kernel entry,
+//     then from a block just before the window: the common code runs on both sides, path by path, forking at
+//     branches whose condition both sides compute identically (what an arm implies, such as exec = 0 on the taken
+//     arm of s_cbranch_execz, is substituted on it) and merging paths where they meet again. Every memory access,
+//     store, barrier and message must be the same on both sides (same operand terms on the active lanes, same exec,
+//     same order), and so must every branch condition. A path is done at s_endpgm, or where the two states are equal
+//     again and the window cannot be reached any more ("same value later", "never observed").
+//  4. Paths that exceed the budget (loops, many branches) are cut, and the registers that still differ there are
+//     followed by a taint analysis over the CFG to a fixed point: a difference may only die (be fully overwritten:
+//     a VALU write only when exec is known all ones) and must never reach memory, exec, a branch or the window
+//     ("dead result").
+// Anything not shown is "unproven" with the reason; a proof never rests on testing.
+//
+// Results are modelled as written at issue, which holds when every read and overwrite of a load's destination waits
+// for it and every wait state is met: K1 must have no waitcnt or hazard finding (analysis/waitcnt_check.hpp,
+// hazard_check.hpp) that K0 does not have, or the proof is refused (wait states are only as complete as the hazard
+// checker's rows). Also assumed: the launch facts describe every launch the verdict is for (a launch file with
+// several shapes needs a proof per shape), and the kernel has no data races (a load at the same place in the same
+// memory order returns the same value on both sides).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/detail/bit_terms.hpp"
+#include "asmevo/analysis/detail/int_semantics.hpp"
+#include "asmevo/analysis/findings.hpp"
+#include "asmevo/analysis/hazard_check.hpp"
+#include "asmevo/analysis/known_bits.hpp"
+#include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/ir/program.hpp"
+#include "asmevo/support/diag.hpp"
+
+namespace asmevo::analysis {
+
+/// The verdict: proven (K1 is equivalent to K0 under the facts) with a one-line reason, or unproven with why.
+struct ProofResult {
+  bool proven = false;
+  std::string reason;
+};
+
+/// Limits of the symbolic phase; past them, the taint analysis takes over.
+struct ProofBudget {
+  std::size_t max_steps = 200000;   ///< instructions executed over all paths (both sides count once); a first
+                                    ///< attempt from the kernel entry gets a quarter of it
+  std::size_t max_paths = 4096;     ///< paths started
+  unsigned max_block_visits = 3;    ///< times one path may enter one block (loop unrolling)
+  std::size_t max_window = 16;      ///< instructions in the differing window (each side)
+};
+
+namespace detail {
+
+/// A side's symbolic state: the units written since the window, over a shared initial state.
+struct SymState {
+  const std::vector<Word>* init = nullptr;
+  std::unordered_map<std::uint16_t, Word> w;
+  std::uint64_t seq_ = 0;
+  [[nodiscard]] Word get(unsigned u) const {
+    const auto it = w.find(static_cast<std::uint16_t>(u));
+    return it != w.end() ? it->second : (*init)[u];
+  }
+  void set(unsigned u, const Word& v) { w[static_cast<std::uint16_t>(u)] = v; }
+  std::uint64_t& seq() { return seq_; }
+};
+
+/// Units whose terms differ between two states.
+inline std::vector<unsigned> diff_units(const SymState& a, const SymState& b) {
+  std::set<unsigned> us;
+  for (const auto& [u, v] : a.w) us.insert(u);
+  for (const auto& [u, v] : b.w) us.insert(u);
+  std::vector<unsigned> out;
+  for (unsigned u : us)
+    if (a.get(u) != b.get(u)) out.push_back(u);
+  return out;
+}
+
+inline std::string unit_list(const std::vector<unsigned>& us, std::size_t max = 6) {
+  std::string s;
+  for (std::size_t i = 0; i < us.size() && i < max; ++i) s += (i ? ", " : "") + unit_name(us[i]);
+  if (us.size() > max) s += ", ... (" + std::to_string(us.size()) + " registers)";
+  return s;
+}
+
+/// Known bits of a unit as text ("v4[31:15]=0"), or empty when none are known.
+inline std::string known_text(const KbState& s, unsigned u) {
+  const int i = kb_index(u);
+  if (i < 0) return {};
+  const KB& k = s.units[static_cast<std::size_t>(i)];
+  if (!k.zero && !k.one) return {};
+  if ((k.zero | k.one) == ~0u) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%x", k.one);
+    return unit_name(u) + "=" + buf;
+  }
+  // The longest run of known bits from the top, else a count.
+  unsigned hi = 31;
+  const std::uint32_t kn = k.zero | k.one;
+  if (kn >> 31 & 1) {
+    unsigned lo = 31;
+    while (lo > 0 && (kn >> (lo - 1) & 1)) --lo;
+    const std::uint32_t mask = (lo == 0 ? ~0u : ~0u << lo);
+    const std::uint32_t val = k.one & mask;
+    char buf[48];
+    if (val == 0) std::snprintf(buf, sizeof buf, "[%u:%u]=0", hi, lo);
+    else std::snprintf(buf, sizeof buf, "[%u:%u]=0x%x", hi, lo, val >> lo);
+    return unit_name(u) + buf;
+  }
+  return unit_name(u) + " (" + std::to_string(std::popcount(kn)) + " bits known)";
+}
+
+/// Registers an instruction reads and writes, as units (explicit operands by role, implicit ones from the form;
+/// destinations that may be kept in part count as read).
+inline void unit_rw(const Inst& in, std::vector<unsigned>& rd, std::vector<unsigned>& wr) {
+  const auto& f = form_of(in);
+  const auto ops = isa::operands(f);
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
+    if (!in.ops[k].is_reg()) continue;
+    auto us = units_of(in.ops[k].reg);
+    (ops[k].role == isa::Role::def ? wr : rd).insert((ops[k].role == isa::Role::def ? wr : rd).end(), us.begin(), us.end());
+  }
+  for (unsigned u : implicit_units(f.implicit_uses)) rd.push_back(u);
+  for (unsigned u : implicit_units(f.implicit_defs)) wr.push_back(u);
+  if (partial_def(in)) rd.insert(rd.end(), wr.begin(), wr.end());
+}
+
+[[nodiscard]] inline bool is_memory_form(const isa::FormInfo& f) {
+  using F = isa::Format;
+  return f.format == F::FLAT || f.format == F::GLOBAL || f.format == F::SCRATCH || f.format == F::MUBUF ||
+         f.format == F::MTBUF || f.format == F::DS || f.format == F::SMEM || f.format == F::MIMG;
+}
+
+/// The instruction has an expression operand that is not a branch target (a relocation or label difference, whose
+/// value depends on where code is placed).
+[[nodiscard]] inline bool has_expr_value(const Inst& in) {
+  const auto ops = isa::operands(form_of(in));
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+    if (in.ops[k].kind == Operand::Kind::expr && ops[k].kind != isa::Kind::label) return true;
+  return false;
+}
+
+/// Destination units of `in` that it overwrites completely in every lane that matters, given whether exec is known
+/// to be all ones here: SALU and SMEM results; VALU lane masks of compares and carries and scalar reads of lanes;
+/// VGPRs of lane-wise VALU operations and plain loads only under a full exec. Conservative: anything else keeps
+/// (possibly) some old bits, e.g. a VALU write under a partial exec, DPP, SDWA, 16-bit results, d16 loads.
+inline std::vector<unsigned> full_writes(const Inst& in, bool exec_full) {
+  std::vector<unsigned> out;
+  const auto& f = form_of(in);
+  const auto m = f.mnemonic;
+  if (partial_def(in) || side_specific(m) || has_expr_value(in) || unmodelable(m)) return out;
+  const auto ops = isa::operands(f);
+  const bool salu = f.has(isa::prop::salu) && !is_memory_form(f);
+  const bool smem = f.format == isa::Format::SMEM && f.has(isa::prop::load) && !f.has(isa::prop::atomic);
+  const bool vload = is_memory_form(f) && f.format != isa::Format::SMEM && f.has(isa::prop::load) &&
+                     !f.has(isa::prop::atomic) && !f.has(isa::prop::store) && !contains(m, "permute") &&
+                     !contains(m, "swizzle");
+  const bool valu = f.has(isa::prop::valu);
+  const bool lanewise = valu && !cross_lane(f) && f.variant != isa::Variant::sdwa;
+  const bool lane_mask = valu && (starts(m, "v_cmp_") || starts(m, "v_cmpx_") || contains(m, "_co_u32") ||
+                                  m == "v_readlane_b32" || m == "v_readfirstlane_b32");
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
+    if (ops[k].role != isa::Role::def || !in.ops[k].is_reg()) continue;
+    const auto file = in.ops[k].reg.file;
+    const bool vreg = file == RegFile::vgpr || file == RegFile::agpr;
+    bool full = false;
+    if (salu || smem) full = true;
+    else if (vreg && (lanewise || vload)) full = exec_full;
+    else if (!vreg && lane_mask) full = true;
+    if (full) {
+      auto us = units_of(in.ops[k].reg);
+      out.insert(out.end(), us.begin(), us.end());
+    }
+  }
+  const auto imp = implicit_units(f.implicit_defs);
+  if (salu || (valu && lane_mask)) out.insert(out.end(), imp.begin(), imp.end());
+  return out;
+}
+
+}  // namespace detail
+
+/// Proves K1 equivalent to K0 under one launch. Build once per (K0, facts); prove() per K1.
+class EquivalenceProver {
+ public:
+  /// Runs K0's known-bits analysis. `k0` and `facts` must outlive the prover.
+  [[nodiscard]] static Expected<EquivalenceProver> make(const Program& k0, const LaunchFacts& facts,
+                                                        ProofBudget budget = {}) {
+    auto kb = KnownBits::analyze(k0, facts);
+    if (!kb) return unexpected(kb.error());
+    EquivalenceProver pv(std::move(*kb), budget);
+    pv.k0_findings_ = static_findings(k0, facts.entry);
+    return pv;
+  }
+
+  /// Proves that `k1` behaves as K0. `site` (optional) is the changed instruction's id, checked against the window.
+  [[nodiscard]] ProofResult prove(const Program& k1, std::optional<InstId> site = std::nullopt) const {
+    Run r(*this, k1);
+    return r.go(site);
+  }
+
+  [[nodiscard]] const KnownBits& known_bits() const noexcept { return kb_; }
+
+ private:
+  EquivalenceProver(KnownBits kb, ProofBudget b) : kb_(std::move(kb)), budget_(b) {}
+
+  /// Waitcnt and hazard findings of the kernel entered at `entry`, as comparable keys (rule, instruction, other).
+  static std::set<std::string> static_findings(const Program& p, const std::string& entry) {
+    std::set<std::string> out;
+    const Cfg g = build_cfg(p);
+    const auto e = g.block_named(entry);
+    if (!e) return out;
+    auto add = [&](const Findings& fs) {
+      for (const Finding& f : fs)
+        out.insert(f.rule + "@" + std::to_string(f.at.value) + "/" + (f.other ? std::to_string(f.other->value) : "-") +
+                   " " + f.message);
+    };
+    add(check_waitcnt(p, g, *e, p.target));
+    add(check_hazards(p, g, *e, p.target));
+    return out;
+  }
+
+  KnownBits kb_;
+  ProofBudget budget_;
+  std::set<std::string> k0_findings_;
+
+  /// One proof attempt.
+  class Run {
+   public:
+    Run(const EquivalenceProver& pv, const Program& k1)
+        : P(pv), k0(pv.kb_.program()), k1(k1), g(pv.kb_.cfg()), A(true) {}
+
+    ProofResult go(std::optional<InstId> site) {
+      if (auto why = find_window(); !why.empty()) return {false, why};
+      if (w0.empty() && w1.empty()) return {true, "identical: K1 has the same instructions and labels as K0"};
+      if (site) {
+        bool hit = false;
+        for (std::size_t i : w0) hit |= k0.items[i].inst.id == *site;
+        for (const Inst* in : w1) hit |= in->id == *site;
+        if (!hit) return {false, "the changed instructions do not include i" + std::to_string(site->value)};
+      }
+      // Results written at issue: K1 may not read or overwrite a load's destination before its wait, nor issue an
+      // instruction closer to its producer than a wait-state rule allows, where K0 does not.
+      for (const auto& f : static_findings(k1, P.kb_.facts().entry))
+        if (!P.k0_findings_.count(f))
+          return {false, "K1 breaks a static rule K0 keeps (" + f.substr(f.find(' ') + 1) + ")"};
+      entry_kb = P.kb_.state_before(anchor);
+      if (!entry_kb.reached)
+        return {true, "unreachable: no path from the kernel entry reaches the changed instructions at " + where()};
+      setup_env();
+      init = initial_state(entry_kb);
+      // The window from a state that stands for every arrival (K0's known bits there; everything else a symbol).
+      // Equal afterwards means equal for every arrival with equal states, and so for ever.
+      {
+        Path g0{wblock, wpos, false, detail::SymState{&init, {}, 0}, detail::SymState{&init, {}, 0}, {}, {}, false};
+        if (auto why = run_window(g0); !why.empty()) return {false, why};
+        window_diff = detail::diff_units(g0.s0, g0.s1);
+        for (std::size_t i : w0) {
+          std::vector<unsigned> rd, wr;
+          detail::unit_rw(k0.items[i].inst, rd, wr);
+          window_reads.insert(window_reads.end(), rd.begin(), rd.end());
+        }
+        for (const Inst* in : w1) {
+          std::vector<unsigned> rd, wr;
+          detail::unit_rw(*in, rd, wr);
+          window_reads.insert(window_reads.end(), rd.begin(), rd.end());
+        }
+        if (window_diff.empty()) return same_state_result();
+      }
+      window_reach();
+      // First from the kernel entry, where every value is a term of what the launch fixes (precise, but the paths to
+      // the window may exceed the budget); then from just before the window. Each attempt is a proof on its own.
+      std::uint32_t local = wblock;
+      for (int k = 0; k < 3; ++k) {
+        if (local == P.kb_.entry_block() || g.pred[local].size() != 1) break;
+        const auto pr = g.pred[local].front();
+        if (pr == local || !P.kb_.block_in(pr).reached) break;
+        local = pr;
+      }
+      ProofResult first{false, ""};
+      if (local != P.kb_.entry_block()) {
+        first = explore(P.kb_.entry_block(), P.budget_.max_steps / 4);
+        if (first.proven) return first;
+      }
+      auto second = explore(local, P.budget_.max_steps);
+      if (second.proven || first.reason.empty()) return second;
+      return {false, second.reason};
+    }
+
+   private:
+    using Word = detail::Word;
+    using Bit = detail::Bit;
+
+    const EquivalenceProver& P;
+    const Program& k0;
+    const Program& k1;
+    const Cfg& g;
+    detail::BitAlg A;
+    detail::EvalEnv env0, env1;
+
+    std::vector<std::size_t> w0;       // K0 window items (instructions)
+    std::vector<const Inst*> w1;       // K1 window instructions
+    std::size_t anchor = 0;            // K0 item the window starts at (the first after it when w0 is empty)
+    std::uint32_t wblock = 0;          // K0 block of the window
+    std::size_t wpos = 0;              // index of `anchor` in the block's instructions
+    detail::KbState entry_kb;
+    std::vector<Word> init;            // the state at the window (for its generic run)
+    std::vector<Word> init_explore;    // the state where exploration starts
+    std::vector<bool> reaches_window;  // per block: a path from it reaches the window block
+    std::vector<unsigned> window_diff; // units that differ after the window's generic run
+    std::vector<unsigned> window_reads;
+
+    // -- the window --
+
+    [[nodiscard]] std::string iid(const Inst& in) const { return "i" + std::to_string(in.id.value); }
+    [[nodiscard]] std::string where() const {
+      if (!w0.empty()) return iid(k0.items[w0.front()].inst);
+      return "before " + iid(k0.items[anchor].inst);
+    }
+
+    std::string find_window() {
+      auto seq = [](const Program& p) {
+        std::vector<std::size_t> s;
+        for (std::size_t i = 0; i < p.items.size(); ++i)
+          if (p.items[i].kind == Item::Kind::inst || p.items[i].kind == Item::Kind::label) s.push_back(i);
+        return s;
+      };
+      const auto s0 = seq(k0), s1 = seq(k1);
+      auto same = [&](std::size_t a, std::size_t b) {
+        const Item& x = k0.items[a];
+        const Item& y = k1.items[b];
+        if (x.kind != y.kind) return false;
+        if (x.kind == Item::Kind::label) return x.name == y.name;
+        return x.inst.id == y.inst.id && x.inst == y.inst;
+      };
+      std::size_t pre = 0;
+      while (pre < s0.size() && pre < s1.size() && same(s0[pre], s1[pre])) ++pre;
+      std::size_t suf = 0;
+      while (suf < s0.size() - pre && suf < s1.size() - pre && same(s0[s0.size() - 1 - suf], s1[s1.size() - 1 - suf])) ++suf;
+      if (pre == s0.size() && pre == s1.size()) return {};
+      for (std::size_t i = pre; i < s0.size() - suf; ++i) {
+        if (k0.items[s0[i]].kind != Item::Kind::inst) return "the change crosses a label";
+        w0.push_back(s0[i]);
+      }
+      for (std::size_t i = pre; i < s1.size() - suf; ++i) {
+        if (k1.items[s1[i]].kind != Item::Kind::inst) return "the change crosses a label";
+        w1.push_back(&k1.items[s1[i]].inst);
+      }
+      if (w0.size() > P.budget_.max_window || w1.size() > P.budget_.max_window)
+        return "the change spans more than " + std::to_string(P.budget_.max_window) + " instructions";
+      auto refuse_inst = [&](const Inst& in) -> std::string {
+        const auto& f = detail::form_of(in);
+        if (f.has(isa::prop::branch) || f.has(isa::prop::terminator) || f.has(isa::prop::no_fallthrough) ||
+            f.has(isa::prop::call) || f.has(isa::prop::return_))
+          return iid(in) + " (" + std::string(f.mnemonic) + ") is control flow";
+        if (f.mnemonic == "s_nop" || detail::starts(f.mnemonic, "s_waitcnt"))
+          return iid(in) + " (" + std::string(f.mnemonic) + ") is a wait: its effect is timing, not values";
+        return {};
+      };
+      for (std::size_t i : w0)
+        if (auto why = refuse_inst(k0.items[i].inst); !why.empty()) return why;
+      for (const Inst* in : w1)
+        if (auto why = refuse_inst(*in); !why.empty()) return why;
+      if (!w0.empty()) {
+        anchor = w0.front();
+      } else {
+        if (pre >= s0.size() || k0.items[s0[pre]].kind != Item::Kind::inst)
+          return "the inserted instructions sit at a block boundary";
+        anchor = s0[pre];
+      }
+      wblock = g.block_of[anchor];
+      if (wblock == Cfg::none) return "the change is outside every block";
+      const auto& insts = g.blocks[wblock].insts;
+      const auto it = std::find(insts.begin(), insts.end(), anchor);
+      wpos = static_cast<std::size_t>(it - insts.begin());
+      if (wpos + w0.size() > insts.size()) return "the change crosses a block boundary";
+      for (std::size_t k = 0; k < w0.size(); ++k)
+        if (insts[wpos + k] != w0[k]) return "the change crosses a block boundary";
+      return {};
+    }
+
+    // -- the shared initial state --
+
+    void setup_env() {
+      env0.kernarg = env1.kernarg = &P.kb_.facts().kernarg;
+      env0.dispatch = env1.dispatch = &P.kb_.facts().dispatch;
+      env0.kernarg_sym = env1.kernarg_sym = A.symbol(false, true);
+      env0.dispatch_sym = env1.dispatch_sym = A.symbol(false, true);
+      env0.side = 0;
+      env1.side = 1;
+    }
+
+    /// A symbolic state standing for every K0 state that has known bits `kb`: known bits are constants, pointer
+    /// bits the launch's pointer symbols, the rest fresh variables.
+    std::vector<Word> initial_state(const detail::KbState& kb) {
+      std::vector<Word> init(detail::num_units);
+      for (unsigned u = 0; u < detail::num_units; ++u) {
+        const bool lane = u >= detail::unit_v0;
+        const std::uint32_t sym = A.symbol(lane);
+        const int i = detail::kb_index(u);
+        Word w;
+        for (unsigned j = 0; j < 32; ++j) w[j] = A.var(sym, j);
+        if (i >= 0) {
+          const detail::KB& k = kb.units[static_cast<std::size_t>(i)];
+          for (unsigned j = 0; j < 32; ++j) {
+            if (k.zero >> j & 1) w[j] = detail::bit0;
+            else if (k.one >> j & 1) w[j] = detail::bit1;
+            else if (k.ptr >> j & 1) w[j] = A.var(k.sym == 1 ? env0.kernarg_sym : env0.dispatch_sym, k.half * 32u + j);
+          }
+        }
+        if (u == detail::unit_scc)
+          for (unsigned j = 1; j < 32; ++j) w[j] = detail::bit0;
+        init[u] = w;
+      }
+      return init;
+    }
+
+    void window_reach() {
+      reaches_window.assign(g.blocks.size(), false);
+      std::vector<std::uint32_t> work{wblock};
+      reaches_window[wblock] = true;
+      while (!work.empty()) {
+        const auto b = work.back();
+        work.pop_back();
+        for (auto p : g.pred[b])
+          if (!reaches_window[p]) reaches_window[p] = true, work.push_back(p);
+      }
+    }
+
+    // -- lockstep symbolic execution --
+
+    struct Path {
+      std::uint32_t block;
+      std::size_t pos;
+      bool window_done;
+      detail::SymState s0, s1;
+      std::unordered_map<std::uint32_t, unsigned> visits;
+      std::unordered_map<Bit, Bit> facts;  // terms this path's branch conditions fixed (already applied)
+      bool saw_window = false;             // the window ran on this path (for the reason text only)
+    };
+    struct Cut {
+      std::uint32_t block;
+      std::size_t pos;  // instruction index in the block where the taint analysis takes over
+      std::vector<unsigned> diff;
+    };
+
+    std::size_t steps = 0, paths = 0, ended = 0, ended_diff = 0, converged = 0, merges = 0, window_runs = 0,
+                step_limit = 0;
+    std::vector<Cut> cuts;
+    std::string last_converge;
+
+    /// Compares the observations of the two sides of one step; empty when equal.
+    std::string compare_obs(const std::vector<std::string>& a, const std::vector<std::string>& b, const std::string& at) {
+      if (a == b) return {};
+      return "a difference reaches memory or a side effect at " + at;
+    }
+
+    /// Runs the window on both sides of path `p`; empty on success.
+    std::string run_window(Path& p) {
+      std::vector<std::string> o0, o1;
+      for (std::size_t i : w0) {
+        const Inst& in = k0.items[i].inst;
+        auto r = detail::step(A, p.s0, env0, in);
+        if (r.refused) return iid(in) + ": " + r.why;
+        o0.insert(o0.end(), r.obs.begin(), r.obs.end());
+      }
+      for (const Inst* in : w1) {
+        auto r = detail::step(A, p.s1, env1, *in);
+        if (r.refused) return iid(*in) + " (K1): " + r.why;
+        o1.insert(o1.end(), r.obs.begin(), r.obs.end());
+      }
+      if (o0 != o1)
+        return "the changed instructions at " + where() + " access memory or have side effects differently (" +
+               std::to_string(o0.size()) + " vs " + std::to_string(o1.size()) + " observable effects, not the same)";
+      return {};
+    }
+
+    Bit cond_bit(detail::SymState& s, detail::Control::Cond c) {
+      using C = detail::Control::Cond;
+      if (c == C::scc0 || c == C::scc1) return s.get(detail::unit_scc)[0];
+      const unsigned base = (c == C::vccz || c == C::vccnz) ? detail::unit_vcc : detail::unit_exec;
+      Bit any = detail::bit0;
+      for (unsigned h = 0; h < 2; ++h)
+        for (Bit x : s.get(base + h)) any = A.or_(any, x);
+      return any;  // "some bit set"
+    }
+    std::vector<Bit> cond_vec(detail::SymState& s, detail::Control::Cond c) {
+      using C = detail::Control::Cond;
+      std::vector<Bit> v;
+      if (c == C::scc0 || c == C::scc1) return {s.get(detail::unit_scc)[0]};
+      const unsigned base = (c == C::vccz || c == C::vccnz) ? detail::unit_vcc : detail::unit_exec;
+      for (unsigned h = 0; h < 2; ++h) {
+        const Word w = s.get(base + h);
+        v.insert(v.end(), w.begin(), w.end());
+      }
+      return v;
+    }
+
+    /// Explores every path from the entry of block `start`, which every path to the window passes through (the
+    /// kernel entry, or a block the window's block is reached from only). Values computed on the way are terms, not
+    /// K0's path-insensitive known bits.
+    ProofResult explore(std::uint32_t start, std::size_t max_steps) {
+      steps = paths = ended = ended_diff = converged = merges = window_runs = 0;
+      step_limit = max_steps;
+      cuts.clear();
+      last_converge.clear();
+      init_explore = initial_state(P.kb_.block_in(start));
+      // Paths wait at join blocks in reverse post-order, so that the paths of an if-region meet at its end and are
+      // merged there instead of multiplying.
+      std::vector<std::size_t> rank(g.blocks.size(), g.blocks.size());
+      {
+        const auto order = g.reverse_post_order(start);
+        for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+      }
+      std::map<std::pair<std::size_t, std::size_t>, Path> queue;
+      std::unordered_map<std::uint32_t, std::pair<std::size_t, std::size_t>> waiting;
+      std::size_t serial = 0;
+      auto push = [&](Path&& q) {
+        if (auto it = waiting.find(q.block); it != waiting.end()) {
+          merge(queue.at(it->second), q);
+          return;
+        }
+        const std::pair<std::size_t, std::size_t> key{rank[q.block], serial++};
+        waiting.emplace(q.block, key);
+        queue.emplace(key, std::move(q));
+      };
+      Path p0{start, 0, false, detail::SymState{&init_explore, {}, 0}, detail::SymState{&init_explore, {}, 0},
+              {}, {}, false};
+      p0.visits[start] = 1;
+      paths = 1;
+      queue.emplace(std::pair<std::size_t, std::size_t>{rank[start], serial++}, std::move(p0));
+      while (!queue.empty()) {
+        Path p = std::move(queue.begin()->second);
+        if (auto it = waiting.find(p.block); it != waiting.end() && it->second == queue.begin()->first)
+          waiting.erase(it);
+        queue.erase(queue.begin());
+        if (p.pos == 0 && !p.window_done) {
+          // A (possibly merged) path entering its block: done when both sides agree and the window is behind.
+          const auto d = detail::diff_units(p.s0, p.s1);
+          if (d.empty() && !reaches_window[p.block]) {
+            note_converged(p);
+            continue;
+          }
+        }
+        for (;;) {
+          const auto& insts = g.blocks[p.block].insts;
+          if (p.block == wblock && p.pos == wpos && !p.window_done) {
+            if (auto why = run_window(p); !why.empty()) return {false, why};
+            ++window_runs;
+            p.window_done = true;
+            p.saw_window = true;
+            p.pos += w0.size();
+            continue;
+          }
+          std::optional<std::uint32_t> next, alt;  // successor blocks (alt: the arm where the condition is clear)
+          detail::Control::Cond cond{};
+          if (p.pos >= insts.size()) {
+            // Falls into the next block.
+            if (!g.blocks[p.block].falls_through || g.succ[p.block].empty()) return {false, "a block ends without a successor"};
+            next = p.block + 1;
+          } else {
+            const Inst& in = k0.items[insts[p.pos]].inst;
+            if (++steps > step_limit || detail::refuses(in)) {
+              // Out of budget, or not modelled (s_setpc, movrel ...): the taint analysis decides from here.
+              cuts.push_back({p.block, p.pos, detail::diff_units(p.s0, p.s1)});
+              break;
+            }
+            auto r0 = detail::step(A, p.s0, env0, in);
+            auto r1 = detail::step(A, p.s1, env1, in);
+            if (r0.refused || r1.refused) return {false, iid(in) + ": " + (r0.refused ? r0.why : r1.why)};
+            if (auto why = compare_obs(r0.obs, r1.obs, iid(in) + " (" + print_inst(in) + ")"); !why.empty())
+              return {false, why + " (differing: " + detail::unit_list(detail::diff_units(p.s0, p.s1)) + ")"};
+            using CK = detail::Control::Kind;
+            if (r0.ctl.kind == CK::none) {
+              ++p.pos;
+              continue;
+            }
+            if (r0.ctl.kind == CK::endpgm) {
+              ++ended;
+              if (!detail::diff_units(p.s0, p.s1).empty()) ++ended_diff;
+              break;
+            }
+            const auto target = g.block_named(r0.ctl.label);
+            if (!target) return {false, iid(in) + " branches to an unknown label " + r0.ctl.label};
+            if (r0.ctl.kind == CK::branch) {
+              next = *target;
+            } else {
+              cond = r0.ctl.cond;
+              const auto v0 = cond_vec(p.s0, cond), v1 = cond_vec(p.s1, cond);
+              if (v0 != v1)
+                return {false, "a difference reaches the branch condition of " + iid(in) + " (" + print_inst(in) + ")"};
+              using C = detail::Control::Cond;
+              const Bit c = cond_bit(p.s0, cond);  // scc value, or "any bit set"
+              // taken when: scc1: c; scc0: !c; vccnz/execnz: c; vccz/execz: !c
+              const bool taken_if_set = cond == C::scc1 || cond == C::vccnz || cond == C::execnz;
+              const std::uint32_t fall = p.block + 1;
+              const bool can_fall = g.blocks[p.block].falls_through && fall < g.blocks.size();
+              if (c == detail::bit1 || c == detail::bit0) {
+                const bool taken = (c == detail::bit1) == taken_if_set;
+                if (taken) next = *target;
+                else if (can_fall) next = fall;
+                else return {false, "a branch falls off the end of the program"};
+              } else {
+                // Fork: `next` is the arm where the condition bit is set, `alt` where it is clear.
+                const std::uint32_t set_arm = taken_if_set ? *target : fall;
+                const std::uint32_t clear_arm = taken_if_set ? fall : *target;
+                if (!can_fall) return {false, "a branch falls off the end of the program"};
+                next = set_arm;
+                alt = clear_arm;
+              }
+            }
+          }
+          // Move to the successor(s): false when the path is cut there.
+          auto enter = [&](Path& q, std::uint32_t b) -> bool {
+            q.block = b;
+            q.pos = 0;
+            q.window_done = false;
+            const unsigned v = ++q.visits[b];
+            if (v > P.budget_.max_block_visits || steps > step_limit) {
+              cuts.push_back({b, 0, detail::diff_units(q.s0, q.s1)});
+              return false;
+            }
+            return true;
+          };
+          if (alt) {
+            if (++paths > P.budget_.max_paths) {
+              cuts.push_back({*alt, 0, detail::diff_units(p.s0, p.s1)});
+            } else {
+              Path q = p;
+              apply_arm(q, cond, false);
+              if (enter(q, *alt)) push(std::move(q));
+            }
+            apply_arm(p, cond, true);
+          }
+          if (!enter(p, *next)) break;
+          if (g.pred[*next].size() > 1 || alt) {
+            push(std::move(p));  // a join (or a fork's other arm is queued): wait for the others
+            break;
+          }
+          const auto d = detail::diff_units(p.s0, p.s1);
+          if (d.empty() && !reaches_window[p.block]) {
+            note_converged(p);
+            break;
+          }
+        }
+      }
+      return finish();
+    }
+
+    /// Applies what an arm of a branch knows: on the clear arm the condition's bits (SCC, or all of VCC/EXEC) are 0,
+    /// on the set arm SCC is 1. The known terms are replaced everywhere in both states (they are equal on both sides:
+    /// the branch compared them).
+    void apply_arm(Path& q, detail::Control::Cond c, bool set_arm) {
+      using C = detail::Control::Cond;
+      const bool scc = c == C::scc0 || c == C::scc1;
+      if (set_arm && !scc) return;
+      detail::BitAlg::Subst sub;
+      std::vector<unsigned> units;
+      if (scc) {
+        units = {detail::unit_scc};
+        const Bit b = q.s0.get(detail::unit_scc)[0];
+        if (!detail::BitAlg::is_const(b)) sub.map.emplace(b, set_arm ? detail::bit1 : detail::bit0);
+      } else {
+        const unsigned base = (c == C::vccz || c == C::vccnz) ? detail::unit_vcc : detail::unit_exec;
+        units = {base, base + 1};
+        for (unsigned u : units)
+          for (Bit b : q.s0.get(u))
+            if (!detail::BitAlg::is_const(b)) sub.map.emplace(b, detail::bit0);
+      }
+      if (sub.map.empty()) return;
+      for (const auto& [k, v] : sub.map) q.facts[k] = v;
+      for (detail::SymState* s : {&q.s0, &q.s1}) {
+        for (unsigned u : units) s->set(u, s->get(u));  // make them written, so the rewrite below covers them
+        for (auto& [u, w] : s->w)
+          for (Bit& b : w) b = A.subst(b, sub);
+      }
+    }
+
+    void note_converged(const Path& p) {
+      ++converged;
+      if (p.saw_window && last_converge.empty() && !g.blocks[p.block].insts.empty())
+        last_converge = iid(k0.items[g.blocks[p.block].insts.front()].inst);
+    }
+
+    /// Merges path q into path p (both at the entry of the same block). Per side and bit: equal values stay; a value
+    /// of one path that the other path's facts turn into the other's value holds on both (the facts are true on the
+    /// other path); otherwise a fresh opaque value of this merge, the same on both sides exactly when both inputs
+    /// are (the two sides take the same path). Facts true on both paths are kept.
+    void merge(Path& p, Path& q) {
+      ++merges;
+      detail::BitAlg::Subst sp, sq;
+      sp.map = p.facts;
+      sq.map = q.facts;
+      std::unordered_map<Bit, Bit> common;
+      for (const auto& [k, v] : p.facts)
+        if (auto it = q.facts.find(k); it != q.facts.end() && it->second == v) common.emplace(k, v);
+      const std::string id = "merge" + std::to_string(merges) + "@" + std::to_string(p.block);
+      for (int side = 0; side < 2; ++side) {
+        detail::SymState& a = side ? p.s1 : p.s0;
+        const detail::SymState& b = side ? q.s1 : q.s0;
+        std::set<unsigned> us;
+        for (const auto& [u, w] : a.w) us.insert(u);
+        for (const auto& [u, w] : b.w) us.insert(u);
+        for (unsigned u : us) {
+          const Word x = a.get(u), y = b.get(u);
+          if (x == y) continue;
+          Word r;
+          for (unsigned j = 0; j < 32; ++j) {
+            if (x[j] == y[j] || A.subst(x[j], sq) == y[j]) r[j] = x[j];
+            else if (A.subst(y[j], sp) == x[j]) r[j] = y[j];
+            else {
+              const auto n = A.opaque(id + ":" + std::to_string(u) + ":" + std::to_string(j) + ":" + std::to_string(x[j]) +
+                                          ":" + std::to_string(y[j]),
+                                      A.is_lane(x[j]) || A.is_lane(y[j]));
+              r[j] = A.proj(n, 0);
+            }
+          }
+          a.set(u, r);
+        }
+        // A fresh range of memory-operation numbers: loads after the merge are new loads on either path.
+        a.seq() = std::max(a.seq(), b.seq_) + 1 + (static_cast<std::uint64_t>(merges) << 32);
+      }
+      for (const auto& [blk, v] : q.visits) p.visits[blk] = std::max(p.visits[blk], v);
+      p.facts = std::move(common);
+      p.saw_window = p.saw_window || q.saw_window;
+    }
+
+    ProofResult same_state_result() {
+      std::string known;
+      std::set<unsigned> seen;
+      for (unsigned u : window_reads) {
+        if (!seen.insert(u).second) continue;
+        const auto t = detail::known_text(entry_kb, u);
+        if (!t.empty()) known += (known.empty() ? "" : ", ") + t;
+      }
+      std::string written;
+      {
+        std::vector<unsigned> wr_all;
+        for (std::size_t i : w0) {
+          std::vector<unsigned> rd, wr;
+          detail::unit_rw(k0.items[i].inst, rd, wr);
+          wr_all.insert(wr_all.end(), wr.begin(), wr.end());
+        }
+        std::sort(wr_all.begin(), wr_all.end());
+        wr_all.erase(std::unique(wr_all.begin(), wr_all.end()), wr_all.end());
+        written = detail::unit_list(wr_all);
+      }
+      return {true, "same value: K0 and K1 leave every register equal after " + where() +
+                        (written.empty() ? std::string() : " (" + written + ")") +
+                        (known.empty() ? std::string() : "; known at entry: " + known)};
+    }
+
+    ProofResult finish() {
+      const std::string diff = detail::unit_list(window_diff);
+      if (cuts.empty()) {
+        if (window_runs == 0)
+          return {true, "unreachable under the launch: none of the " + std::to_string(paths) +
+                            " paths explored reaches " + where() + " (branch conditions the launch fixes)"};
+        if (ended_diff == 0)
+          return {true, "same value later: " + diff + " may differ after " + where() + " but K0 and K1 agree again" +
+                            (last_converge.empty() ? std::string() : " at " + last_converge) + " on every path (" +
+                            std::to_string(paths) + " paths)"};
+        return {true, "never observed: " + diff + " may differ after " + where() +
+                          " but reach no memory access, store, exec or branch on any of " + std::to_string(paths) +
+                          " paths to s_endpgm"};
+      }
+      auto t = taint();
+      if (!t.empty()) return {false, t};
+      return {true, "dead result: " + diff + " may differ after " + where() +
+                        " and are overwritten before any read on every path (" + std::to_string(paths) +
+                        " paths explored, then a taint analysis from " + std::to_string(cuts.size()) + " cut points)"};
+    }
+
+    // -- taint analysis over the CFG --
+
+    std::string taint() {
+      const std::size_t nb = g.blocks.size();
+      std::vector<std::vector<bool>> in(nb);
+      std::deque<std::uint32_t> work;
+      std::vector<bool> queued(nb, false);
+      auto merge = [&](std::uint32_t b, const std::vector<bool>& t) {
+        if (in[b].empty()) in[b].assign(detail::num_units, false);
+        bool ch = false;
+        for (unsigned u = 0; u < t.size(); ++u)
+          if (t[u] && !in[b][u]) in[b][u] = true, ch = true;
+        if (ch && !queued[b]) queued[b] = true, work.push_back(b);
+      };
+      // Cut points inside a block continue from there; the rest of the block is run once for them.
+      for (const auto& c : cuts) {
+        std::vector<bool> t(detail::num_units, false);
+        for (unsigned u : c.diff) t[u] = true;
+        if (auto why = run_block(c.block, c.pos, t, merge); !why.empty()) return why;
+      }
+      std::size_t rounds = 0;
+      while (!work.empty()) {
+        if (++rounds > 100000) return "the taint analysis did not converge";
+        const auto b = work.front();
+        work.pop_front();
+        queued[b] = false;
+        std::vector<bool> t = in[b];
+        if (auto why = run_block(b, 0, t, merge); !why.empty()) return why;
+      }
+      return {};
+    }
+
+    /// Runs the taint transfer over block b from instruction `start`, then merges into the successors.
+    template <class Merge>
+    std::string run_block(std::uint32_t b, std::size_t start, std::vector<bool> t, Merge& merge) {
+      detail::KbState kb = P.kb_.block_in(b);
+      kb.A = &P.kb_.alg();
+      const auto& insts = g.blocks[b].insts;
+      auto tainted = [&](const std::vector<unsigned>& us) {
+        for (unsigned u : us)
+          if (t[u]) return true;
+        return false;
+      };
+      for (std::size_t pos = 0; pos <= insts.size(); ++pos) {
+        const bool live = pos >= start;  // before `start` only the known bits advance
+        if (live && (t[detail::unit_exec] || t[detail::unit_exec + 1]))
+          return "exec may differ (a difference reached exec)";
+        if (b == wblock && pos == wpos) {
+          if (live) {
+            // The changed instructions again: a difference in what they read is refused; what they make differ is
+            // added.
+            if (tainted(window_reads)) return "a difference reaches the changed instructions again (in a loop)";
+            for (unsigned u : window_diff) t[u] = true;
+          }
+          for (std::size_t i : w0) P.kb_.step(kb, k0.items[i].inst);
+          pos += w0.size();
+          if (pos > insts.size()) break;
+        }
+        if (pos == insts.size()) break;
+        const Inst& in_ = k0.items[insts[pos]].inst;
+        if (live) {
+          const auto& f = detail::form_of(in_);
+          if (detail::contains(f.mnemonic, "movrel") || detail::contains(f.mnemonic, "gpr_idx"))
+            return iid(in_) + " (" + std::string(f.mnemonic) + ") indexes registers at run time, which is not analysed";
+          std::vector<unsigned> rd, wr;
+          detail::unit_rw(in_, rd, wr);
+          if (tainted(rd)) {
+            const bool sink = detail::is_memory_form(f) || f.has(isa::prop::branch) || f.has(isa::prop::terminator) ||
+                              f.format == isa::Format::SOPP || detail::unmodelable(f.mnemonic) ||
+                              (f.implicit_defs & (isa::reg::exec | isa::reg::mode)) ||
+                              f.has(isa::prop::side_effects) ||
+                              std::find(wr.begin(), wr.end(), detail::unit_exec) != wr.end() ||
+                              std::find(wr.begin(), wr.end(), detail::unit_exec + 1) != wr.end() ||
+                              !(f.has(isa::prop::salu) || f.has(isa::prop::valu));
+            if (sink)
+              return "a difference (" + tainted_names(t, rd) + ") reaches " + iid(in_) + " (" + print_inst(in_) + ")";
+            for (unsigned u : wr) t[u] = true;
+          } else if (detail::side_specific(f.mnemonic) || detail::has_expr_value(in_) ||
+                     detail::unmodelable(f.mnemonic)) {
+            for (unsigned u : wr) t[u] = true;  // depends on code placement or time: may differ
+          } else {
+            for (unsigned u : detail::full_writes(in_, KnownBits::exec_full(kb))) t[u] = false;
+          }
+        }
+        P.kb_.step(kb, in_);
+      }
+      for (auto s : g.succ[b]) merge(s, t);
+      return {};
+    }
+
+    static std::vector<unsigned> units_of_set(const std::vector<bool>& t) {
+      std::vector<unsigned> v;
+      for (unsigned u = 0; u < t.size(); ++u)
+        if (t[u]) v.push_back(u);
+      return v;
+    }
+    static std::string tainted_names(const std::vector<bool>& t, const std::vector<unsigned>& rd) {
+      std::vector<unsigned> v;
+      for (unsigned u : rd)
+        if (t[u] && std::find(v.begin(), v.end(), u) == v.end()) v.push_back(u);
+      return detail::unit_list(v);
+    }
+  };
+};
+
+/// One-shot form of EquivalenceProver: K0's known bits are computed for this call only.
+[[nodiscard]] inline ProofResult prove_equivalent(const Program& k0, const Program& k1, std::optional<InstId> site,
+                                                  const LaunchFacts& facts, ProofBudget budget = {}) {
+  auto pv = EquivalenceProver::make(k0, facts, budget);
+  if (!pv) return {false, "no analysis of K0: " + pv.error().message};
+  return pv->prove(k1, site);
+}
+
+}  // namespace asmevo::analysis

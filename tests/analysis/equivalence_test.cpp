@@ -1,0 +1,500 @@
+// Tests of analysis/equivalence.hpp (and the known bits it rests on, analysis/known_bits.hpp) on hand-written gfx942
+// snippets: each kind of proof on an edit that is equivalent under the stated launch, and the closest edit that is not
+// (which must stay unproven). Every verdict is derived by hand in the comment above it; a launch fact the proof needs
+// is varied to show the same edit becoming unprovable. Corpus part: verify/launch_facts.hpp on a Triton kernel, whose
+// scalar argument the known bits must see with the launch file's value, and two mutants of it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "asmevo/analysis/equivalence.hpp"
+#include "asmevo/analysis/known_bits.hpp"
+#include "asmevo/codeobject/module.hpp"
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/verify/code_object.hpp"
+#include "asmevo/verify/launch_facts.hpp"
+#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/verify/mutate.hpp"
+#include "support/corpus.hpp"
+
+namespace asmevo::analysis {
+namespace {
+
+/// `text` contains `part` (for messages: the reason is printed on failure by the caller).
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+Program parse(const std::string& text) {
+  auto p = parse_program(text, Target::gfx942, "<equivalence_test>");
+  EXPECT_TRUE(p.has_value()) << (p ? std::string{} : p.error().message);
+  return p ? std::move(*p) : Program{};
+}
+
+/// `text` with the first occurrence of `from` replaced by `to` (the test fails if there is none).
+std::string edit(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "no '" << from << "' to edit";
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+/// The launch of these snippets: s[0:1] = kernarg segment address, s2 = workgroup id x (< grid x), s[4:5] =
+/// dispatch packet address; the kernarg segment holds a pointer at 0 (unknown) and n = 1000 at 8.
+LaunchFacts facts(std::array<std::uint32_t, 3> block = {256, 1, 1}, std::array<std::uint32_t, 3> grid = {4, 1, 1}) {
+  LaunchFacts f;
+  f.entry = "k";
+  f.block = block;
+  f.grid = grid;
+  using K = LaunchFacts::SgprKind;
+  f.sgprs = {{0, K::kernarg_lo, 0, ~0u}, {1, K::kernarg_hi, 0, ~0u}, {2, K::below, grid[0], ~0u},
+             {4, K::dispatch_lo, 0, ~0u}, {5, K::dispatch_hi, 0, ~0u}};
+  f.kernarg.bytes.assign(16, 0);
+  f.kernarg.known.assign(16, 0);
+  const std::uint32_t n = 1000;
+  for (unsigned i = 0; i < 4; ++i) f.kernarg.bytes[8 + i] = static_cast<std::uint8_t>(n >> (8 * i)), f.kernarg.known[8 + i] = 1;
+  f.dispatch.bytes.assign(64, 0);
+  f.dispatch.known.assign(64, 0);
+  for (unsigned d = 0; d < 3; ++d) {
+    f.dispatch.bytes[4 + 2 * d] = static_cast<std::uint8_t>(block[d]);
+    f.dispatch.bytes[5 + 2 * d] = static_cast<std::uint8_t>(block[d] >> 8);
+    f.dispatch.known[4 + 2 * d] = f.dispatch.known[5 + 2 * d] = 1;
+  }
+  return f;
+}
+
+ProofResult prove(const std::string& k0, const std::string& k1, const LaunchFacts& f = facts(), ProofBudget b = {}) {
+  const Program p0 = parse(k0), p1 = parse(k1);
+  return prove_equivalent(p0, p1, std::nullopt, f, b);
+}
+
+/// K0 with the instructions printed as `order` (which appear in K0, in some other order) put in that order, keeping
+/// their ids (as a swap does).
+ProofResult prove_reordered(const std::string& k0, const std::vector<std::string>& order, const LaunchFacts& f = facts()) {
+  const Program p0 = parse(k0);
+  Program p1 = p0;
+  std::vector<std::size_t> at;
+  std::vector<Inst> insts;
+  for (std::size_t i = 0; i < p0.items.size(); ++i)
+    if (p0.items[i].kind == Item::Kind::inst &&
+        std::find(order.begin(), order.end(), print_inst(p0.items[i].inst)) != order.end())
+      at.push_back(i);
+  EXPECT_EQ(at.size(), order.size()) << "not every instruction to reorder is in K0";
+  for (const auto& text : order)
+    for (std::size_t i : at)
+      if (print_inst(p0.items[i].inst) == text) insts.push_back(p0.items[i].inst);
+  for (std::size_t k = 0; k < at.size() && k < insts.size(); ++k) p1.items[at[k]].inst = insts[k];
+  return prove_equivalent(p0, p1, std::nullopt, f);
+}
+
+/// K0 and K0 without the instruction printed as `inst`, keeping every other instruction's id (as an edit does).
+ProofResult prove_deleted(const std::string& k0, const std::string& inst, const LaunchFacts& f = facts()) {
+  const Program p0 = parse(k0);
+  Program p1 = p0;
+  bool found = false;
+  for (auto it = p1.items.begin(); it != p1.items.end(); ++it)
+    if (it->kind == Item::Kind::inst && print_inst(it->inst) == inst) {
+      p1.items.erase(it);
+      found = true;
+      break;
+    }
+  EXPECT_TRUE(found) << "no instruction '" << inst << "'";
+  return prove_equivalent(p0, p1, std::nullopt, f);
+}
+
+// ---- known bits --------------------------------------------------------------------------------------------------
+
+// The index tid + 256 * wgid of a 256-wide block in a 4-group grid is below 1024: bits 31..10 known zero; n comes
+// from the kernarg segment (1000); the dispatch packet's workgroup_size_x is 256 (bits 15..0 of dword 1).
+TEST(KnownBits, LaunchFactsReachTheCode) {
+  const Program p = parse(R"(
+k:
+  s_load_dword s8, s[0:1], 0x8
+  s_load_dword s9, s[4:5], 0x4
+  s_lshl_b32 s3, s2, 8
+  v_add_u32_e32 v4, s3, v0
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+)");
+  const LaunchFacts f = facts();
+  auto kb = KnownBits::analyze(p, f);
+  ASSERT_TRUE(kb.has_value()) << kb.error().message;
+  std::size_t end = 0;  // the s_endpgm item
+  for (std::size_t i = 0; i < p.items.size(); ++i)
+    if (p.items[i].kind == Item::Kind::inst && print_inst(p.items[i].inst) == "s_endpgm") end = i;
+  const auto s = kb->state_before(end);
+  ASSERT_TRUE(s.reached);
+  const auto& s8 = s.units[8];
+  EXPECT_EQ(s8.one, 1000u);
+  EXPECT_EQ(s8.zero, ~1000u);
+  const auto& s9 = s.units[9];
+  EXPECT_EQ(s9.one & 0xffffu, 256u);   // workgroup_size_x
+  EXPECT_EQ(s9.zero & 0xffffu, 0xfeffu);
+  const auto& v4 = s.units[static_cast<std::size_t>(detail::kb_index(detail::unit_v0 + 4))];
+  EXPECT_EQ(v4.zero, ~0x3ffu);  // < 1024
+  EXPECT_EQ(v4.one, 0u);
+  EXPECT_TRUE(KnownBits::exec_full(s));  // 256 work-items: four full waves
+}
+
+// ---- same value by known bits ------------------------------------------------------------------------------------
+
+// v4 = 256 * wgid + tid < 1024, so v4 >> 31 and v4 >> 15 (arithmetic) are both 0.
+constexpr const char* kShift = R"(
+k:
+  s_load_dwordx2 s[6:7], s[0:1], 0x0
+  s_lshl_b32 s3, s2, 8
+  v_add_u32_e32 v4, s3, v0
+  v_ashrrev_i32_e32 v5, 31, v4
+  v_lshlrev_b64 v[4:5], 2, v[4:5]
+  s_waitcnt lgkmcnt(0)
+  v_lshl_add_u64 v[4:5], s[6:7], 0, v[4:5]
+  global_store_dword v[4:5], v1, off
+  s_endpgm
+)";
+
+TEST(Equivalence, ShiftOfKnownNonNegativeIndex) {
+  const auto r = prove(kShift, edit(kShift, "31, v4", "15, v4"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "same value")) << r.reason;
+  EXPECT_TRUE(has(r.reason, "v4[31:10]=0")) << r.reason;
+}
+
+// With 256 workgroups v4 reaches 65535: bit 15 may be set, so ashr 15 may give 1 where ashr 31 gives 0.
+TEST(Equivalence, ShiftNeedsTheGridBound) {
+  const auto r = prove(kShift, edit(kShift, "31, v4", "15, v4"), facts({256, 1, 1}, {256, 1, 1}));
+  EXPECT_FALSE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "i7")) << r.reason;  // the store is where the difference shows
+}
+
+// v4 = tid - 256 * wgid may be negative. With 4 workgroups it lies in [-768, 255]: bits 31..15 are all copies of the
+// sign, so ashr 15 still equals ashr 31. With 256 workgroups it reaches -65280 (0xffff0100): ashr 15 gives -2 where
+// ashr 31 gives -1.
+TEST(Equivalence, IndexThatMayBeNegative) {
+  const std::string k0 = edit(kShift, "v_add_u32_e32 v4, s3, v0", "v_subrev_u32_e32 v4, s3, v0");
+  const auto small = prove(k0, edit(k0, "31, v4", "15, v4"));
+  EXPECT_TRUE(small.proven) << small.reason;
+  const auto large = prove(k0, edit(k0, "31, v4", "15, v4"), facts({256, 1, 1}, {256, 1, 1}));
+  EXPECT_FALSE(large.proven) << large.reason;
+}
+
+// s6 = dword 1 of the dispatch packet = workgroup_size_x | workgroup_size_y << 16 = 256 | 1 << 16: bit 0 is 0, so
+// masking with 0xfffe instead of 0xffff changes nothing. With a block of 255 work-items bit 0 is 1.
+constexpr const char* kMask = R"(
+k:
+  s_load_dword s6, s[4:5], 0x4
+  s_waitcnt lgkmcnt(0)
+  s_and_b32 s7, s6, 0xffff
+  v_mul_lo_u32 v2, s7, v0
+  global_store_dword v[8:9], v2, off
+  s_endpgm
+)";
+
+TEST(Equivalence, DispatchPacketWorkgroupSize) {
+  const auto r = prove(kMask, edit(kMask, "0xffff", "0xfffe"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "same value")) << r.reason;
+  const auto odd = prove(kMask, edit(kMask, "0xffff", "0xfffe"), facts({255, 1, 1}, {4, 1, 1}));
+  EXPECT_FALSE(odd.proven) << odd.reason;
+}
+
+// A raw buffer resource whose num_records (0x7ffffffe) is far above every offset (v1 = 4 * tid <= 1020): the range
+// check passes for 0x7ffffffd too. With num_records 0x400 against 0x300 the last lanes' dwords may fall out of range
+// in one and not the other.
+constexpr const char* kBuffer = R"(
+k:
+  s_load_dwordx2 s[8:9], s[0:1], 0x0
+  s_mov_b32 s10, 0x7ffffffe
+  s_mov_b32 s11, 0x27000
+  v_lshlrev_b32_e32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  s_and_b32 s9, s9, 0xffff
+  buffer_load_dword v2, v1, s[8:11], 0 offen
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v2, off
+  s_endpgm
+)";
+
+TEST(Equivalence, BufferRangeAboveEveryOffset) {
+  const auto r = prove(kBuffer, edit(kBuffer, "0x7ffffffe", "0x7ffffffd"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  const std::string k0 = edit(kBuffer, "0x7ffffffe", "0x400");
+  const auto small = prove(k0, edit(k0, "0x400", "0x300"));
+  EXPECT_FALSE(small.proven) << small.reason;
+}
+
+// Triton's masked loads: lanes with tid >= 100 use offset 0x80000000, out of range for num_records 0x7ffffffe and
+// 0x7ffffffd alike (those lanes read 0 in both). With 0x80000001 they would read memory instead.
+TEST(Equivalence, BufferMaskedOffsetOutOfRangeInBoth) {
+  const std::string k0 = edit(kBuffer, "  v_lshlrev_b32_e32 v1, 2, v0\n",
+                              "  v_lshlrev_b32_e32 v1, 2, v0\n  v_cmp_gt_u32_e32 vcc, 0x64, v0\n"
+                              "  v_bfrev_b32_e32 v3, 1\n  v_cndmask_b32_e32 v1, v3, v1, vcc\n");
+  const auto r = prove(k0, edit(k0, "0x7ffffffe", "0x7ffffffd"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  const auto bad = prove(k0, edit(k0, "0x7ffffffe", "0x80000001"));
+  EXPECT_FALSE(bad.proven) << bad.reason;
+}
+
+// ---- swaps -------------------------------------------------------------------------------------------------------
+
+// ashr v5 = v4 >> 31 then v[4:5] <<= 2, against v[4:5] <<= 2 then v5 = (v4 << 2) >> 31: with v4 < 2^10 both leave
+// v4 << 2 and 0.
+TEST(Equivalence, SwapWithTheSameCombinedEffect) {
+  const auto r = prove_reordered(kShift, {"v_lshlrev_b64 v[4:5], 2, v[4:5]", "v_ashrrev_i32_e32 v5, 31, v4"});
+  EXPECT_TRUE(r.proven) << r.reason;
+  // With v4 loaded from memory (any value) bit 29 of v4 becomes bit 31 of v4 << 2: not the old sign.
+  const std::string k0 = edit(kShift, "v_add_u32_e32 v4, s3, v0", "global_load_dword v4, v[10:11], off");
+  const auto bad = prove_reordered(k0, {"v_lshlrev_b64 v[4:5], 2, v[4:5]", "v_ashrrev_i32_e32 v5, 31, v4"});
+  EXPECT_FALSE(bad.proven) << bad.reason;
+}
+
+// A load and an ALU instruction that do not touch each other's registers commute; a load and a store to addresses
+// that may be the same do not (the load may see the stored value or not).
+constexpr const char* kLoadStore = R"(
+k:
+  global_load_dword v1, v[2:3], off
+  v_add_u32_e32 v7, 1, v0
+  v_mov_b32_e32 v10, 2
+  global_store_dword v[4:5], v6, off
+  v_mov_b32_e32 v11, 3
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v1, off offset:4
+  v_add_u32_e32 v7, v7, v10
+  global_store_dword v[4:5], v7, off offset:8
+  s_endpgm
+)";
+
+TEST(Equivalence, SwapOfLoadAndStore) {
+  const auto alu = prove_reordered(kLoadStore, {"v_add_u32_e32 v7, 1, v0", "global_load_dword v1, v[2:3], off"});
+  EXPECT_TRUE(alu.proven) << alu.reason;
+  EXPECT_TRUE(has(alu.reason, "same value")) << alu.reason;
+  const auto mem = prove_reordered(kLoadStore, {"global_store_dword v[4:5], v6, off", "v_add_u32_e32 v7, 1, v0",
+                                                "v_mov_b32_e32 v10, 2", "global_load_dword v1, v[2:3], off"});
+  EXPECT_FALSE(mem.proven) << mem.reason;
+  EXPECT_TRUE(has(mem.reason, "memory")) << mem.reason;
+}
+
+// ---- dead results ------------------------------------------------------------------------------------------------
+
+// v6 = 0 is overwritten under a full exec before anything reads it; if something reads it first, it is not dead.
+constexpr const char* kDead = R"(
+k:
+  v_mov_b32_e32 v6, 0
+  v_add_u32_e32 v7, 1, v0
+  v_mov_b32_e32 v6, v7
+  global_store_dword v[8:9], v6, off
+  s_endpgm
+)";
+
+TEST(Equivalence, DeadWrite) {
+  const auto r = prove(kDead, edit(kDead, "v6, 0", "v6, 16"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "v6")) << r.reason;
+  const std::string k0 = edit(kDead, "v_add_u32_e32 v7, 1, v0", "v_add_u32_e32 v7, v6, v0");
+  const auto read = prove(k0, edit(k0, "v6, 0", "v6, 16"));
+  EXPECT_FALSE(read.proven) << read.reason;
+  EXPECT_TRUE(has(read.reason, "i3")) << read.reason;  // the store of the value that depends on v6
+}
+
+// A result that reaches a store is never equivalent.
+TEST(Equivalence, DifferenceReachesAStore) {
+  constexpr const char* k0 = "k:\n  v_mov_b32_e32 v6, 0\n  global_store_dword v[8:9], v6, off\n  s_endpgm\n";
+  const auto r = prove(k0, edit(k0, "v6, 0", "v6, 16"));
+  EXPECT_FALSE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "i1")) << r.reason;
+}
+
+// The overwrite happens under exec = (tid < 100): lanes 100..255 keep 0 (K0) or 16 (K1) and store it.
+constexpr const char* kMasked = R"(
+k:
+  v_mov_b32_e32 v6, 0
+  v_cmp_gt_u32_e32 vcc, 100, v0
+  s_and_saveexec_b64 s[10:11], vcc
+  v_mov_b32_e32 v6, v7
+  s_or_b64 exec, exec, s[10:11]
+  global_store_dword v[8:9], v6, off
+  s_endpgm
+)";
+
+TEST(Equivalence, OverwriteUnderAnotherExec) {
+  const auto r = prove(kMasked, edit(kMasked, "v6, 0", "v6, 16"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// The vec_add pattern: v6 = 0 is the value of the lanes the masked load skips, and only those same lanes store:
+// the lanes where K0 and K1 differ never store (exec at the store is a subset of the load's mask).
+constexpr const char* kMaskedLoadStore = R"(
+k:
+  v_mov_b32_e32 v6, 0
+  v_cmp_gt_u32_e32 vcc, 0x64, v0
+  s_mov_b64 s[12:13], vcc
+  s_and_saveexec_b64 s[10:11], s[12:13]
+  s_cbranch_execz .Lskip
+  global_load_dword v6, v[2:3], off
+.Lskip:
+  s_or_b64 exec, exec, s[10:11]
+  s_and_saveexec_b64 s[10:11], s[12:13]
+  s_cbranch_execz .Lend
+  s_waitcnt vmcnt(0)
+  v_add_f32_e32 v4, v6, v6
+  global_store_dword v[8:9], v4, off
+.Lend:
+  s_endpgm
+)";
+
+TEST(Equivalence, MaskedLoadAndMaskedStore) {
+  const auto r = prove(kMaskedLoadStore, edit(kMaskedLoadStore, "v6, 0", "v6, 16"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "never observed")) << r.reason;
+  // Store under exec = (tid < 200): lanes 100..199 store v6 + v6 = 0 or 32.
+  const std::string wide = edit(kMaskedLoadStore, "  s_and_saveexec_b64 s[10:11], s[12:13]\n  s_cbranch_execz .Lend",
+                                "  v_cmp_gt_u32_e32 vcc, 0xc8, v0\n  s_and_saveexec_b64 s[10:11], vcc\n  s_cbranch_execz .Lend");
+  const auto w = prove(wide, edit(wide, "v6, 0", "v6, 16"));
+  EXPECT_FALSE(w.proven) << w.reason;
+}
+
+// With the symbolic phase cut off at once, the taint analysis alone shows the write dead (full exec overwrite), and
+// refuses when the value is read first.
+TEST(Equivalence, TaintAnalysisFallback) {
+  ProofBudget tiny;
+  tiny.max_steps = 1;
+  const auto r = prove(kDead, edit(kDead, "v6, 0", "v6, 16"), facts(), tiny);
+  EXPECT_TRUE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "dead result")) << r.reason;
+  const std::string k0 = edit(kDead, "v_add_u32_e32 v7, 1, v0", "v_add_u32_e32 v7, v6, v0");
+  const auto read = prove(k0, edit(k0, "v6, 0", "v6, 16"), facts(), tiny);
+  EXPECT_FALSE(read.proven) << read.reason;
+  // Under a partial exec the taint analysis cannot kill the difference (inactive lanes keep it).
+  const auto masked = prove(kMasked, edit(kMasked, "v6, 0", "v6, 16"), facts(), tiny);
+  EXPECT_FALSE(masked.proven) << masked.reason;
+}
+
+// A loop whose trip count is a kernel argument: the write in the body is dead in every iteration; accumulating it
+// into a stored sum is not.
+constexpr const char* kLoop = R"(
+k:
+  s_load_dword s8, s[0:1], 0x8
+  v_mov_b32_e32 v7, 0
+  s_waitcnt lgkmcnt(0)
+.Lloop:
+  v_mov_b32_e32 v6, 0
+  v_add_u32_e32 v6, 1, v0
+  v_add_u32_e32 v7, v7, v6
+  s_sub_u32 s8, s8, 1
+  s_cmp_lg_u32 s8, 0
+  s_cbranch_scc1 .Lloop
+  global_store_dword v[8:9], v7, off
+  s_endpgm
+)";
+
+TEST(Equivalence, LoopBody) {
+  const auto r = prove(kLoop, edit(kLoop, "v6, 0", "v6, 16"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  const std::string k0 = edit(kLoop, "v_add_u32_e32 v6, 1, v0", "v_add_u32_e32 v6, 1, v6");
+  const auto acc = prove(k0, edit(k0, "v6, 0", "v6, 16"));
+  EXPECT_FALSE(acc.proven) << acc.reason;
+}
+
+// ---- exec ----------------------------------------------------------------------------------------------------------
+
+// tid < 256 holds in every lane of a 256-wide block, so the saveexec keeps exec all ones and the restore is a no-op;
+// with tid < 100 the restore matters (the store would run on fewer lanes).
+constexpr const char* kRestore = R"(
+k:
+  v_cmp_gt_u32_e32 vcc, 0x100, v0
+  s_and_saveexec_b64 s[10:11], vcc
+  v_add_u32_e32 v6, 1, v0
+  s_or_b64 exec, exec, s[10:11]
+  global_store_dword v[8:9], v6, off
+  s_endpgm
+)";
+
+TEST(Equivalence, DeletedExecRestore) {
+  const auto r = prove_deleted(kRestore, "s_or_b64 exec, exec, s[10:11]");
+  EXPECT_TRUE(r.proven) << r.reason;
+  const std::string k0 = edit(kRestore, "0x100, v0", "0x64, v0");
+  const auto partial = prove_deleted(k0, "s_or_b64 exec, exec, s[10:11]");
+  EXPECT_FALSE(partial.proven) << partial.reason;
+}
+
+// ---- what is not the prover's to decide ------------------------------------------------------------------------------
+
+TEST(Equivalence, IdenticalAndRefusedWindows) {
+  const auto same = prove(kDead, kDead);
+  EXPECT_TRUE(same.proven);
+  EXPECT_TRUE(has(same.reason, "identical")) << same.reason;
+  // Waits and wait states are timing: a dropped s_waitcnt or s_nop is left to the static checkers.
+  const auto wait = prove_deleted(kShift, "s_waitcnt lgkmcnt(0)");
+  EXPECT_FALSE(wait.proven);
+  EXPECT_TRUE(has(wait.reason, "wait")) << wait.reason;
+  // A changed branch is control flow.
+  const auto br = prove(kLoop, edit(kLoop, "s_cbranch_scc1", "s_cbranch_scc0"));
+  EXPECT_FALSE(br.proven);
+}
+
+// ---- corpus: launch facts of a Triton kernel ----------------------------------------------------------------------
+
+// vec_add (gfx942) reads n with s_load_dwordx8 s[4:11], s[0:1], 0x8 (n is s8, kernarg offset 0x18) and compares
+// v_cmp_gt_i32 vcc, s8, v0: the known bits there must hold each launch shape's n from the launch file. Mutant
+// i10 v_mov_b32 v6, 0 -> 16 (the value of skipped lanes) is equivalent in every shape: only lanes that loaded v6 store
+// v6 + v10. Mutant i16 (v_or v4, 0x100 -> 0x101 ... ) and a store's data register change are not.
+TEST(EquivalenceCorpus, VecAddLaunchFactsAndMutants) {
+  ASMEVO_REQUIRE_CORPUS(corpus);
+  const auto co = corpus / "triton" / "vec_add_f32.gfx942.hsaco";
+  const auto launch = std::filesystem::path(ASMEVO_SOURCE_DIR) / "tests/data/launch/triton/vec_add_f32.json";
+  auto k0 = verify::load_code_object(co.string());
+  ASSERT_TRUE(k0.has_value()) << k0.error().message;
+  auto shapes = verify::read_launch_file(launch);
+  ASSERT_TRUE(shapes.has_value()) << shapes.error().message;
+  const Program& p0 = k0->module.program;
+  auto scope = verify::kernel_scope(p0, "vec_add");
+  ASSERT_TRUE(scope.has_value());
+  // The compare against n.
+  std::size_t cmp = 0;
+  for (std::size_t i = 0; i < p0.items.size() && !cmp; ++i)
+    if (p0.items[i].kind == Item::Kind::inst && print_inst(p0.items[i].inst) == "v_cmp_gt_i32_e32 vcc, s8, v0") cmp = i;
+  ASSERT_NE(cmp, 0u);
+  const std::uint32_t ns[] = {2048, 1000, 70};
+  ASSERT_EQ(shapes->size(), 3u);
+  std::vector<LaunchFacts> fs;
+  for (std::size_t k = 0; k < 3; ++k) {
+    auto f = verify::launch_facts(k0->module, (*shapes)[k]);
+    ASSERT_TRUE(f.has_value()) << f.error().message;
+    fs.push_back(std::move(*f));
+  }
+  for (std::size_t k = 0; k < 3; ++k) {
+    auto kb = KnownBits::analyze(p0, fs[k]);
+    ASSERT_TRUE(kb.has_value()) << kb.error().message;
+    const auto s = kb->state_before(cmp);
+    EXPECT_EQ(s.units[8].one, ns[k]) << "shape " << k;
+    EXPECT_EQ(s.units[8].zero, ~ns[k]) << "shape " << k;
+  }
+  auto all_shapes = [&](const Program& p1, InstId site) {
+    for (const auto& f : fs) {
+      auto r = prove_equivalent(p0, p1, site, f);
+      if (!r.proven) return r;
+    }
+    return ProofResult{true, "all shapes"};
+  };
+  auto mutant = [&](verify::MutOp op, std::uint32_t id) {
+    auto m = verify::mutate(op, p0, *scope, InstId{id}, 1);
+    EXPECT_TRUE(m.has_value() && m->valid);
+    return m ? m->program : Program{};
+  };
+  // i10 v_mov_b32_e32 v6, 0 -> v_mov_b32_e32 v6, 16 (a miss of the seed-1 report).
+  {
+    const Program p1 = mutant(verify::MutOp::imm_change, 10);
+    ASSERT_NE(print_inst(*p1.find(InstId{10})), print_inst(*p0.find(InstId{10})));
+    const auto r = all_shapes(p1, InstId{10});
+    EXPECT_TRUE(r.proven) << r.reason;
+  }
+  // i81 v_add_f32 v4, v8, v12 with another register: the stored sum changes.
+  {
+    const Program p1 = mutant(verify::MutOp::reg_change, 81);
+    const auto r = all_shapes(p1, InstId{81});
+    EXPECT_FALSE(r.proven) << r.reason;
+  }
+}
+
+}  // namespace
+}  // namespace asmevo::analysis
