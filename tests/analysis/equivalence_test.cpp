@@ -454,7 +454,7 @@ TEST(EquivalenceCorpus, VecAddLaunchFactsAndMutants) {
   for (std::size_t i = 0; i < p0.items.size() && !cmp; ++i)
     if (p0.items[i].kind == Item::Kind::inst && print_inst(p0.items[i].inst) == "v_cmp_gt_i32_e32 vcc, s8, v0") cmp = i;
   ASSERT_NE(cmp, 0u);
-  const std::uint32_t ns[] = {2048, 1000, 70};
+  const std::uint32_t ns[] = {2048, 1000, 1030};  // n of each shape of the launch file
   ASSERT_EQ(shapes->size(), 3u);
   std::vector<LaunchFacts> fs;
   for (std::size_t k = 0; k < 3; ++k) {

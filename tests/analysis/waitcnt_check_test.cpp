@@ -108,6 +108,23 @@ TEST(WaitcntCheck, EndOfProgramNeedsNoWait) {
 
 // ---- joins and loops --------------------------------------------------------------------------------------------
 
+TEST(WaitcntCheck, ACallCompletesNothing) {
+  // A callee that returns at once (s_setpc_b64 back to the return address) waits for nothing: the load's result read
+  // after the call needs a wait of its own. LLVM's callees do wait on entry, but one kernel's analysis cannot see that.
+  const auto c = check(R"(
+  global_load_dword v1, v[2:3], off
+  s_getpc_b64 s[30:31]
+  s_add_u32 s30, s30, 8
+  s_addc_u32 s31, s31, 0
+  s_swappc_b64 s[30:31], s[30:31]
+  v_add_u32_e32 v4, v1, v1
+  s_endpgm
+)");
+  ASSERT_EQ(c.f.size(), 1u) << all(c.f);
+  EXPECT_EQ(c.f[0].at, c.nth(5));
+  EXPECT_EQ(c.f[0].other, c.nth(0));
+}
+
 TEST(WaitcntCheck, DiamondCoveredOnOnePathOnly) {
   // The then-path waits, the else-path does not: the read after the join is not covered on every path.
   const std::string uncovered = R"(

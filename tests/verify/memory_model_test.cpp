@@ -385,6 +385,96 @@ TEST(MemoryModel, ScratchIsPrivate) {
   EXPECT_TRUE(d.empty()) << all(d);
 }
 
+TEST(MemoryModel, BranchAroundTheWritebackIsRejected) {
+  // K1 keeps every event in program order but branches around the write-back on a condition that always holds:
+  // s_cmp_eq_u32 0, 0 sets SCC. In K0 every path from the entry passes buffer_wbl2; in K1 the taken arm skips it.
+  const auto d = compare(release, R"(
+  global_store_dword v[0:1], v2, off
+  s_cmp_eq_u32 0, 0
+  s_cbranch_scc1 .Lskip
+  buffer_wbl2 sc1
+.Lskip:
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "event_path") << all(d);
+  EXPECT_EQ(d[0].k1_inst, nth(3));  // the write-back
+  EXPECT_NE(d[0].message.find("buffer_wbl2"), std::string::npos) << d[0].message;
+}
+
+TEST(MemoryModel, BranchAroundTheFlagStoreAfterTheReleaseIsRejected) {
+  // The release's flag store is reached only on one arm in K1: the order "write-back, then flag" no longer holds on
+  // every path onward from the write-back (post-dominance), though both events keep their program order.
+  const auto d = compare(release, R"(
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_waitcnt vmcnt(0)
+  s_cmp_eq_u32 s0, 0
+  s_cbranch_scc1 .Lend
+  global_store_dword v[4:5], v3, off sc1
+.Lend:
+  s_endpgm
+)");
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "event_path") << all(d);
+  EXPECT_EQ(d[0].k1_inst, nth(5));
+}
+
+TEST(MemoryModel, BranchesThatKeepEveryEventOnEveryPathAreAccepted) {
+  // A diamond of plain code between the events (a scheduling or if-conversion edit) changes no must-precede relation.
+  const auto d = compare(release, R"(
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_cmp_eq_u32 s0, 0
+  s_cbranch_scc1 .Lelse
+  v_mov_b32 v7, 1
+  s_branch .Ljoin
+.Lelse:
+  v_mov_b32 v7, 2
+.Ljoin:
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)");
+  EXPECT_TRUE(d.empty()) << all(d);
+}
+
+TEST(MemoryModel, CallInPlaceOfTheReleaseWaitIsRejected) {
+  // K1 calls a callee (here one that returns at once) where K0 waited for the data store and the write-back. A call
+  // is an event and clears no fence state, so both its presence and the missing wait are differences.
+  const std::string k1 = R"(
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_getpc_b64 s[30:31]
+  s_add_u32 s30, s30, 8
+  s_addc_u32 s31, s31, 0
+  s_swappc_b64 s[30:31], s[30:31]
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)";
+  const auto d = compare(release, k1);
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "event_order") << all(d);
+  EXPECT_EQ(d[0].k1_inst, nth(5));
+  // With the same call in K0 (which waits after it), K1 dropping the wait is still a fence difference.
+  const std::string k0c = R"(
+  global_store_dword v[0:1], v2, off
+  buffer_wbl2 sc1
+  s_getpc_b64 s[30:31]
+  s_add_u32 s30, s30, 8
+  s_addc_u32 s31, s31, 0
+  s_swappc_b64 s[30:31], s[30:31]
+  s_waitcnt vmcnt(0)
+  global_store_dword v[4:5], v3, off sc1
+  s_endpgm
+)";
+  const auto e = compare(k0c, k1);
+  ASSERT_EQ(e.size(), 1u) << all(e);
+  EXPECT_EQ(e[0].rule, "fence") << all(e);
+}
+
 // ---- corpus ------------------------------------------------------------------------------------------------------
 
 /// Every Triton and aiter kernel against itself: no difference (recovery is deterministic, so K1 == K0 must pass),

@@ -26,8 +26,10 @@
 //    wait), while SIInsertWaitcnts itself caps only expcnt (WaitcntBrackets::setScoreUB). This also keeps the lattice
 //    finite. It holds only while the counter completes in order: with SMEM or FLAT outstanding (or LDS mixed with
 //    messages), the stall at the cap proves that some operation completed, not which, so nothing expires then.
-//  - A call (s_swappc_b64 / s_call_b64) returns with nothing outstanding (callWaitsOnFunctionReturn); s_endpgm and
-//    the end of the kernel need no wait.
+//  - A call (s_swappc_b64 / s_call_b64) completes nothing. LLVM's callees wait for everything on entry
+//    (SIInsertWaitcnts), but one kernel's analysis cannot tell that a callee does, and a stub that returns at once
+//    would let a K1 call it in place of a wait: a load's result read after a call needs a wait of its own
+//    (conservative for LLVM's code). s_endpgm and the end of the kernel need no wait.
 //
 // Checked: reads of VGPRs, AGPRs and scalar registers (s0..s101, vcc, m0, exec, flat_scratch, xnack_mask, ttmp —
 // explicit operands and the form's implicit vcc/m0/exec uses and defs), and overwrites (WAW) by a non-memory
@@ -119,7 +121,6 @@ struct InstFacts {
   Kind lgkm_kind = k_lds, vm_kind = k_vmem;
   std::vector<SlotRange> exp_srcs;                         // sources an export/GDS op holds until expcnt
   std::optional<Waitcnt> wait;                             // an s_waitcnt: its counts
-  bool call = false;                                       // returns with nothing outstanding
 };
 
 [[nodiscard]] inline bool operand_set(const Inst& in, std::span<const isa::OperandInfo> ops, std::string_view name) {
@@ -161,7 +162,6 @@ struct InstFacts {
   else if (gds) x.lgkm_kind = k_gds;
   else if (is_ds) x.lgkm_kind = k_lds;
   else if (x.lgkm) x.lgkm_kind = k_msg;
-  x.call = f.has(call);
   const bool async = x.vm || x.lgkm;
   auto add = [](auto& v, SlotRange r, std::uint8_t k) {
     if (r.count) v.emplace_back(r, k);
@@ -365,7 +365,6 @@ inline void transfer(WaitState& s, const InstFacts& x, std::uint32_t item) {
   if (x.vm) s.event(ci(Counter::vm), x.vm_kind, item, x.async_defs);
   if (x.lgkm) s.event(ci(Counter::lgkm), x.lgkm_kind, item, x.async_defs);
   if (x.exp) s.event(ci(Counter::exp), k_exp, item, x.exp_srcs);
-  if (x.call) s.clear();  // the callee waits for everything before it returns (SIInsertWaitcnts)
 }
 
 }  // namespace waitcnt_detail

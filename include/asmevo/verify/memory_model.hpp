@@ -9,7 +9,12 @@
 //     - every memory instruction with a scope bit set (below), every atomic (a read-modify-write: LLVM mayLoad &&
 //       mayStore, so ds_wrxchg2*, ds_append, ds_consume too, and ds_write_b* not), every GDS/GWS operation;
 //     - cache maintenance: buffer_wbl2, buffer_inv, buffer_invl2, buffer_wbinvl1*, s_dcache_*, s_icache_*;
-//     - s_barrier.
+//     - s_barrier;
+//     - calls (s_swappc_b64, s_call_b64): a call clears no fence state (what the callee waits for is its own code's
+//       business, compared as code no kernel entry reaches), so a K1 that calls where K0 waited is caught.
+//     The sequence is program order; a branch can defeat it. So the events' must-precede relations over the CFG
+//     (dominators and post-dominators, and which events every path from the entry to the end passes) must hold in K1
+//     wherever they hold in K0: an always-true conditional branch around a buffer_wbl2 breaks one.
 //  2. Plain stores (no scope bit, not atomic; loads to LDS count as stores, they write LDS) may be reordered among
 //     themselves but not across an event: the multiset of plain stores between consecutive events must be equal.
 //  3. The fences, by effect: s_waitcnt is not compared as an instruction (AMDGPUUsage "Memory Model": s_waitcnt and the
@@ -76,7 +81,7 @@ namespace asmevo::verify {
 
 /// One memory instruction (or s_barrier, or an s_waitcnt in code no kernel reaches) as the memory model sees it.
 struct MemoryAccess {
-  std::string kind;       ///< "load", "store", "load_to_lds", "atomic", "cache", "other"; "barrier", "wait"
+  std::string kind;       ///< "load", "store", "load_to_lds", "atomic", "cache", "other"; "barrier", "call", "wait"
   std::string space;      ///< "global", "flat", "scratch", "buffer", "image", "lds", "gds", "scalar"; "" for the last two
   std::uint32_t scope = 0;  ///< the scope bits of cpol (LLVM CPol: GLC/SC0 = 1, SCC/SC1 = 16), hints masked out
   std::uint32_t bytes = 0;  ///< bytes per lane (scalar memory: per wave); 0 when the mnemonic does not say
@@ -87,7 +92,7 @@ struct MemoryAccess {
 /// "store global sc0 sc1 4B" (gfx940 spelling of the scope bits), "load global glc 4B" (gfx90a), "s_barrier".
 [[nodiscard]] inline std::string describe(const MemoryAccess& a, Target t) {
   if (a.kind == "barrier") return "s_barrier";
-  if (a.kind == "wait") return a.mnemonic;
+  if (a.kind == "wait" || a.kind == "call") return a.mnemonic;
   if (a.kind == "kernel") return "kernel " + a.mnemonic;
   std::string s = a.kind + " " + a.space;
   const bool g940 = t != Target::gfx90a && a.space != "scalar";
@@ -203,6 +208,12 @@ enum class OrderingRole : std::uint8_t {
     b.kind = "barrier";
     return {OrderingRole::event, b};
   }
+  if (forms[in.form].has(isa::prop::call)) {
+    MemoryAccess c;
+    c.kind = "call";
+    c.mnemonic = std::string(m);
+    return {OrderingRole::event, c};
+  }
   MemoryAccess a = memory_access(in);
   if (a.kind.empty() || a.kind == "other") return {OrderingRole::none, {}};
   if (a.kind == "cache" || a.kind == "atomic" || a.space == "gds" || a.scope != 0) return {OrderingRole::event, a};
@@ -219,7 +230,8 @@ struct MemoryModelDifference {
   std::optional<InstId> example;  ///< the instruction at the difference (in K1 when it has one, else in K0)
   std::string example_text;       ///< that instruction printed
   std::string kernel;             ///< the kernel (or "(code no kernel entry reaches)")
-  std::string rule;               ///< "event_order", "plain_access_moved", "fence", "kernel_missing"
+  std::string rule;               ///< "event_order", "event_path", "plain_access_moved", "fence",
+                                  ///< "kernel_missing"
   std::optional<InstId> k0_inst, k1_inst;  ///< the instructions the message names, in K0 and in K1
   std::string message;            ///< one sentence naming the kernel, the event and the K0/K1 instruction ids
 };
@@ -242,6 +254,12 @@ struct Skeleton {
   std::vector<OrderOp> plain;                          ///< plain ops that keep their segment, program order
   bool loads_pinned = false;
   bool fences = false;                                 ///< event_out / plain_out are computed
+  bool paths = false;                                  ///< before / after / always are computed
+  /// Must-precede relations of the events over the CFG, as bitsets over event indexes (64 per word): before[a] has b
+  /// when every path from the entry to b passes a first (a dominates b); after[a] has b when every path from a to the
+  /// end passes b later (b post-dominates a); always has b when every path from the entry to the end passes b.
+  std::vector<std::vector<std::uint64_t>> before, after;
+  std::vector<std::uint64_t> always;
   std::vector<std::vector<std::uint32_t>> event_out;   ///< per event: identities outstanding when it issues
                                                        ///< (event e -> e, plain op p -> events.size() + p)
   std::vector<std::vector<std::uint32_t>> plain_out;   ///< per plain op: events outstanding when it issues
@@ -348,7 +366,78 @@ inline void fence_transfer(FenceState& s, const wd::InstFacts& x, std::uint32_t 
   if (x.vm) s.event(wd::ci(Counter::vm), x.vm_kind, id);
   if (x.lgkm) s.event(wd::ci(Counter::lgkm), x.lgkm_kind, id);
   if (x.exp) s.event(wd::ci(Counter::exp), wd::k_exp, id);
-  if (x.call) s.clear();  // the callee waits for everything before it returns (SIInsertWaitcnts)
+  // A call clears nothing: LLVM's callees wait for everything on entry (SIInsertWaitcnts), but K1 may call a callee
+  // that does not, and the callee's code is compared as code no kernel entry reaches, not as this kernel's fences.
+}
+
+namespace bits {
+[[nodiscard]] inline bool test(const std::vector<std::uint64_t>& s, std::size_t i) { return s[i >> 6] >> (i & 63) & 1; }
+inline void set(std::vector<std::uint64_t>& s, std::size_t i) { s[i >> 6] |= std::uint64_t{1} << (i & 63); }
+}  // namespace bits
+
+/// Fills sk.before / sk.after / sk.always from block dominators and post-dominators of the code reachable from
+/// `entry` (iterative bit-vector dataflow; a block with no successor -- s_endpgm, an indirect branch -- leads to the
+/// end; a block that cannot reach the end post-dominates vacuously, and a run that loops forever stops anyway).
+inline void compute_paths(Skeleton& sk, const analysis::Cfg& g, std::uint32_t entry) {
+  const std::vector<std::uint32_t> rpo = g.reverse_post_order(entry);
+  const std::size_t nb = rpo.size(), w = (nb + 63) / 64;
+  std::vector<std::uint32_t> pos(g.blocks.size(), ~0u);
+  for (std::uint32_t k = 0; k < nb; ++k) pos[rpo[k]] = k;
+  const std::vector<std::uint64_t> all(w, ~std::uint64_t{0});
+  std::vector<std::vector<std::uint64_t>> dom(nb, all), pdom(nb, all);
+  auto meet = [&](std::vector<std::vector<std::uint64_t>>& sets, std::uint32_t k,
+                  const std::vector<std::uint32_t>& from) {
+    std::vector<std::uint64_t> v(w, 0);
+    bool first = true;
+    for (const std::uint32_t b : from) {
+      const std::uint32_t q = pos[b];
+      if (q == ~0u) continue;
+      if (first) v = sets[q], first = false;
+      else
+        for (std::size_t i = 0; i < w; ++i) v[i] &= sets[q][i];
+    }
+    bits::set(v, k);
+    if (v == sets[k]) return false;
+    sets[k] = std::move(v);
+    return true;
+  };
+  if (nb == 0) return;
+  dom[0].assign(w, 0);  // the entry is rpo[0]; only itself dominates it
+  bits::set(dom[0], 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::uint32_t k = 1; k < nb; ++k) changed |= meet(dom, k, g.pred[rpo[k]]);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::uint32_t k = static_cast<std::uint32_t>(nb); k-- > 0;) {
+      const auto& su = g.succ[rpo[k]];
+      if (su.empty() || g.indirect[rpo[k]]) {
+        std::vector<std::uint64_t> v(w, 0);
+        bits::set(v, k);
+        if (v != pdom[k]) pdom[k] = std::move(v), changed = true;
+      } else {
+        changed |= meet(pdom, k, su);
+      }
+    }
+  }
+  const std::size_t ne = sk.events.size(), we = (ne + 63) / 64;
+  std::vector<std::uint32_t> blk(ne);
+  for (std::size_t e = 0; e < ne; ++e) blk[e] = pos[g.block_of[sk.events[e].item]];
+  sk.before.assign(ne, std::vector<std::uint64_t>(we, 0));
+  sk.after.assign(ne, std::vector<std::uint64_t>(we, 0));
+  sk.always.assign(we, 0);
+  for (std::size_t a = 0; a < ne; ++a) {
+    if (blk[a] == ~0u) continue;
+    if (bits::test(pdom[0], blk[a])) bits::set(sk.always, a);
+    for (std::size_t b = 0; b < ne; ++b) {
+      if (a == b || blk[b] == ~0u) continue;
+      const bool same = blk[a] == blk[b], earlier = sk.events[a].item < sk.events[b].item;
+      if (same ? earlier : bits::test(dom[blk[b]], blk[a])) bits::set(sk.before[a], b);
+      if (same ? earlier : bits::test(pdom[blk[a]], blk[b])) bits::set(sk.after[a], b);
+    }
+  }
+  sk.paths = true;
 }
 
 /// Fills sk.event_out / sk.plain_out by a forward dataflow from `entry` to its fixed point.
@@ -409,7 +498,7 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
       }
       if (role == OrderingRole::event) {
         OrderOp op{i, in.id, std::move(a), static_cast<std::uint32_t>(sk.events.size()), 0, print_inst(in)};
-        if (op.access.kind != "barrier" && op.access.kind != "wait") sk.loads_pinned = true;
+        if (op.access.kind != "barrier" && op.access.kind != "wait" && op.access.kind != "call") sk.loads_pinned = true;
         sk.events.push_back(std::move(op));
       } else if (role == OrderingRole::plain_store || role == OrderingRole::plain_load) {
         plain.push_back({OrderOp{i, in.id, std::move(a), static_cast<std::uint32_t>(sk.events.size()), 0, {}},
@@ -488,6 +577,38 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
                 (e1 ? id_str(e1->id) + " (" + describe(e1->access, t) + ": " + text(p1, e1->item) + ")"
                     : std::string("no more events"));
     return d;
+  }
+
+  // 1b. The events' must-precede relations over the CFG: the sequence above is program order, which a branch can
+  // defeat (a conditional branch whose condition always holds, around a buffer_wbl2). Whatever order K0 guarantees
+  // on every path, K1 must guarantee too.
+  if (s0.paths && s1.paths) {
+    const auto ne = s0.events.size();
+    auto skipped = [&](std::size_t b, std::optional<std::size_t> a, const char* how) {
+      d.rule = "event_path";
+      d.access = s1.events[b].access;
+      d.k0_count = count_events(s0, d.access);
+      d.k1_count = count_events(s1, d.access);
+      d.k0_inst = s0.events[b].id;
+      d.k1_inst = s1.events[b].id;
+      d.example = s1.events[b].id;
+      d.example_text = text(p1, s1.events[b].item);
+      auto ev = [&](std::size_t e) {
+        return "event " + std::to_string(e) + " (K0 " + id_str(s0.events[e].id) + ", K1 " + id_str(s1.events[e].id) +
+               ": " + text(p1, s1.events[e].item) + ")";
+      };
+      d.message = "kernel '" + kernel + "': in K0 every path " +
+                  (a ? std::string(how) + " " + ev(*a) : std::string("from the entry to the end")) + " passes " +
+                  ev(b) + ", in K1 some path does not: K1's control flow lets a wave skip or reorder an ordering event";
+      return d;
+    };
+    for (std::size_t b = 0; b < ne; ++b)
+      if (bits::test(s0.always, b) && !bits::test(s1.always, b)) return skipped(b, std::nullopt, "");
+    for (std::size_t a = 0; a < ne; ++a)
+      for (std::size_t b = 0; b < ne; ++b) {
+        if (bits::test(s0.before[a], b) && !bits::test(s1.before[a], b)) return skipped(a, b, "to");
+        if (bits::test(s0.after[a], b) && !bits::test(s1.after[a], b)) return skipped(b, a, "onward from");
+      }
   }
 
   // 2. The plain accesses between consecutive events, as multisets.
@@ -612,6 +733,8 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
     detail::Skeleton s1 = detail::skeleton_of(k1, g1, region(g1, *e1, reached1), false);
     detail::compute_fences(s0, k0, g0, *e0, k0.target);
     detail::compute_fences(s1, k1, g1, *e1, k1.target);
+    detail::compute_paths(s0, g0, *e0);
+    detail::compute_paths(s1, g1, *e1);
     if (auto d = detail::compare_skeletons(name, k0, s0, k1, s1)) out.push_back(std::move(*d));
   }
   // The code no kernel entry reaches, in program order (waits compared as events, no fence sets).
