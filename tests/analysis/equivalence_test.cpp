@@ -432,6 +432,103 @@ TEST(Equivalence, IdenticalAndRefusedWindows) {
   EXPECT_FALSE(br.proven);
 }
 
+// ---- adversarial: edits that are not equivalent -----------------------------------------------------------------
+
+// A dead scalar write (s20 is never read) is the slot each test below puts another instruction in, so that K1 has the
+// same instruction count and ids as K0 (one changed instruction).
+constexpr const char* kSlot = R"(
+k:
+  s_mov_b32 s20, 0
+  v_add_u32_e32 v1, 1, v0
+  s_cmp_eq_u32 s2, 0
+  global_store_dword v[8:9], v1, off
+  s_endpgm
+)";
+
+// S_SETVSKIP: "VSKIP = S0.u[S1.u[4:0]]"; while VSKIP is set no vector instruction is issued (MI300 ISA, SOPC; the
+// emulator's s_setvskip and machine.hpp step_special). K1 turns VSKIP on: the v_add and the store are skipped. The
+// only register it names is SCC (LLVM's SOPC Defs), which s_cmp overwrites.
+TEST(EquivalenceAdversarial, SetVskipIsNotANop) {
+  const auto r = prove(kSlot, edit(kSlot, "s_mov_b32 s20, 0", "s_setvskip 1, 0"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// S_CBRANCH_I_FORK (SOPK, no branch property in the tables): a conditional fork that changes EXEC and the PC.
+TEST(EquivalenceAdversarial, IForkIsNotANop) {
+  const std::string k0 = std::string(kSlot) + ".Lx:\n  s_endpgm\n";
+  const auto r = prove(k0, edit(k0, "s_mov_b32 s20, 0", "s_cbranch_i_fork s[10:11], .Lx"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// S_RFE_RESTORE_B64: return from exception (sets the PC); not a no-op.
+TEST(EquivalenceAdversarial, RfeRestoreIsNotANop) {
+  const auto r = prove(kSlot, edit(kSlot, "s_mov_b32 s20, 0", "s_rfe_restore_b64 s[10:11], s12"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// 0.0 and -0.0 are different bits (0x00000000, 0x80000000): the stored value changes.
+TEST(EquivalenceAdversarial, NegativeZeroIsAnotherConstant) {
+  constexpr const char* k0 = "k:\n  v_mov_b32_e32 v6, 0.0\n  global_store_dword v[8:9], v6, off\n  s_endpgm\n";
+  const auto r = prove(k0, edit(k0, "0.0", "-0.0"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// The same float operation on the same operands before and after a MODE write is not the same value: MODE.FP_DENORM
+// (bits 7:4) and FP_ROUND decide f32 results (MI300 ISA "MODE register"; the emulator's fp_env reads w.mode). LLVM
+// brackets f32 division with such s_setreg writes. K1 stores v1 (computed before the write) instead of v4 (after).
+constexpr const char* kMode = R"(
+k:
+  v_mul_f32_e32 v1, v2, v3
+  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3
+  v_mul_f32_e32 v4, v2, v3
+  v_mov_b32_e32 v5, v4
+  global_store_dword v[8:9], v5, off
+  s_endpgm
+)";
+
+TEST(EquivalenceAdversarial, FloatResultDependsOnMode) {
+  const auto r = prove(kMode, edit(kMode, "v_mov_b32_e32 v5, v4", "v_mov_b32_e32 v5, v1"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// A call through a function pointer from the kernel arguments: the callee stores v1. The taint analysis takes over
+// at the s_swappc (not modelled) and must follow the difference into whatever the call may reach.
+constexpr const char* kCall = R"(
+k:
+  s_load_dwordx2 s[16:17], s[0:1], 0x0
+  v_mov_b32_e32 v1, 0
+  s_waitcnt lgkmcnt(0)
+  s_swappc_b64 s[30:31], s[16:17]
+  s_endpgm
+f:
+  global_store_dword v[8:9], v1, off
+  s_setpc_b64 s[30:31]
+)";
+
+TEST(EquivalenceAdversarial, DifferenceReachesACallee) {
+  const auto r = prove(kCall, edit(kCall, "v1, 0", "v1, 16"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// The kernel descriptor sets the initial MODE (float denormal handling here) and the user SGPR layout the launch
+// facts rest on: a K1 that changes it is not the same kernel, though every instruction and label is.
+constexpr const char* kDescriptor = R"(
+k:
+  v_mul_f32_e32 v6, v2, v3
+  global_store_dword v[8:9], v6, off
+  s_endpgm
+.amdhsa_kernel k
+  .amdhsa_next_free_vgpr 16
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_float_denorm_mode_32 3
+.end_amdhsa_kernel
+)";
+
+TEST(EquivalenceAdversarial, DescriptorChange) {
+  const auto r = prove(kDescriptor, edit(kDescriptor, ".amdhsa_float_denorm_mode_32 3", ".amdhsa_float_denorm_mode_32 0"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
 // ---- corpus: launch facts of a Triton kernel ----------------------------------------------------------------------
 
 // vec_add (gfx942) reads n with s_load_dwordx8 s[4:11], s[0:1], 0x8 (n is s8, kernarg offset 0x18) and compares

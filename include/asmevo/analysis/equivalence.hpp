@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <optional>
@@ -83,6 +84,74 @@ struct SymState {
   void set(unsigned u, const Word& v) { w[static_cast<std::uint16_t>(u)] = v; }
   std::uint64_t& seq() { return seq_; }
 };
+
+/// The same instruction bit for bit: Inst::operator== compares float operands by value, so 0.0 and -0.0 (and NaNs
+/// with different payloads) would count as the same operand.
+[[nodiscard]] inline bool same_inst(const Inst& a, const Inst& b) {
+  if (!(a == b)) return false;
+  for (std::size_t k = 0; k < a.ops.size() && k < b.ops.size(); ++k)
+    if (a.ops[k].kind == Operand::Kind::real) {
+      std::uint64_t x, y;
+      std::memcpy(&x, &a.ops[k].real, 8);
+      std::memcpy(&y, &b.ops[k].real, 8);
+      if (x != y || a.ops[k].count != b.ops[k].count) return false;
+    }
+  return true;
+}
+
+/// The instruction changes what later instructions do without naming a register: VSKIP (S_SETVSKIP: no vector
+/// instruction issues while it is set) or GPR indexing (S_SET_GPR_IDX_ON, or an s_setreg that may write MODE bit 27,
+/// GPR_IDX_EN: VALU register operands are offset by M0). Code under either mode is not what its text says.
+[[nodiscard]] inline bool changes_issue_mode(const Inst& in) {
+  const auto m = form_of(in).mnemonic;
+  if (m == "s_setvskip" || contains(m, "gpr_idx")) return true;
+  if (!starts(m, "s_setreg")) return false;
+  const auto ops = isa::operands(form_of(in));
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
+    if (ops[k].kind != isa::Kind::hwreg) continue;
+    const Operand& o = in.ops[k];
+    unsigned id = 0, off = 0, size = 32;
+    if (o.kind == Operand::Kind::imm) {
+      const auto v = static_cast<std::uint32_t>(o.imm);
+      id = v & 0x3f, off = (v >> 6) & 0x1f, size = ((v >> 11) & 0x1f) + 1;
+    } else if (o.kind == Operand::Kind::text) {
+      // hwreg(NAME[, offset, size]); only MODE (id 1) holds GPR_IDX_EN.
+      std::string t = o.text;
+      const auto l = t.find('('), r = t.rfind(')');
+      if (l == std::string::npos || r == std::string::npos || r < l) return true;
+      t = t.substr(l + 1, r - l - 1);
+      std::vector<std::string> args;
+      std::size_t at = 0;
+      for (;;) {
+        const auto c = t.find(',', at);
+        std::string a = t.substr(at, c == std::string::npos ? std::string::npos : c - at);
+        a.erase(0, a.find_first_not_of(" \t"));
+        a.erase(a.find_last_not_of(" \t") + 1);
+        args.push_back(a);
+        if (c == std::string::npos) break;
+        at = c + 1;
+      }
+      if (args.empty()) return true;
+      if (args[0] == "HW_REG_MODE" || args[0] == "1") id = 1;
+      else if (args[0].rfind("HW_REG_", 0) == 0) id = 0x3f;  // another named register
+      else return true;
+      if (args.size() == 3) {
+        try {
+          off = static_cast<unsigned>(std::stoul(args[1], nullptr, 0));
+          size = static_cast<unsigned>(std::stoul(args[2], nullptr, 0));
+        } catch (...) {
+          return true;
+        }
+      } else if (args.size() != 1) {
+        return true;
+      }
+    } else {
+      return true;
+    }
+    return id == 1 && off <= 27 && off + size > 27;
+  }
+  return true;
+}
 
 /// Units whose terms differ between two states.
 inline std::vector<unsigned> diff_units(const SymState& a, const SymState& b) {
@@ -251,6 +320,12 @@ class EquivalenceProver {
     ProofResult go(std::optional<InstId> site) {
       if (auto why = find_window(); !why.empty()) return {false, why};
       if (w0.empty() && w1.empty()) return {true, "identical: K1 has the same instructions and labels as K0"};
+      // VSKIP and GPR indexing change what the instructions after them do; the semantics here read them literally.
+      for (const Program* p : {&k0, &k1})
+        for (const Item& it : p->items)
+          if (it.kind == Item::Kind::inst && detail::changes_issue_mode(it.inst))
+            return {false, iid(it.inst) + " (" + std::string(detail::form_of(it.inst).mnemonic) +
+                               ") sets VSKIP or GPR indexing, under which instructions are not what they say"};
       if (site) {
         bool hit = false;
         for (std::size_t i : w0) hit |= k0.items[i].inst.id == *site;
@@ -344,12 +419,29 @@ class EquivalenceProver {
         return s;
       };
       const auto s0 = seq(k0), s1 = seq(k1);
+      // Directives, the kernel descriptor (initial MODE, user SGPR layout) and the metadata are part of the kernel
+      // too: only instructions and labels are compared below, so any other difference is refused here.
+      {
+        auto other = [](const Program& p) {
+          std::vector<const Item*> v;
+          for (const Item& it : p.items)
+            if (it.kind == Item::Kind::directive || it.kind == Item::Kind::kernel || it.kind == Item::Kind::metadata)
+              v.push_back(&it);
+          return v;
+        };
+        const auto d0 = other(k0), d1 = other(k1);
+        bool same_other = d0.size() == d1.size();
+        for (std::size_t i = 0; same_other && i < d0.size(); ++i)
+          same_other = d0[i]->kind == d1[i]->kind && d0[i]->name == d1[i]->name && d0[i]->text == d1[i]->text &&
+                       d0[i]->kernel.name == d1[i]->kernel.name && d0[i]->kernel.fields == d1[i]->kernel.fields;
+        if (!same_other) return "K1 changes a directive, the kernel descriptor or the metadata, not only instructions";
+      }
       auto same = [&](std::size_t a, std::size_t b) {
         const Item& x = k0.items[a];
         const Item& y = k1.items[b];
         if (x.kind != y.kind) return false;
         if (x.kind == Item::Kind::label) return x.name == y.name;
-        return x.inst.id == y.inst.id && x.inst == y.inst;
+        return x.inst.id == y.inst.id && detail::same_inst(x.inst, y.inst);
       };
       std::size_t pre = 0;
       while (pre < s0.size() && pre < s1.size() && same(s0[pre], s1[pre])) ++pre;
@@ -853,6 +945,12 @@ class EquivalenceProver {
           const auto& f = detail::form_of(in_);
           if (detail::contains(f.mnemonic, "movrel") || detail::contains(f.mnemonic, "gpr_idx"))
             return iid(in_) + " (" + std::string(f.mnemonic) + ") indexes registers at run time, which is not analysed";
+          // A call, an indirect jump or a trap return may go to code the CFG does not connect (a callee, an
+          // unlabelled address), and other unmodelled instructions change what follows: a live difference there is
+          // not followed.
+          if (detail::unmodelable(f.mnemonic) && std::find(t.begin(), t.end(), true) != t.end())
+            return "a difference (" + detail::unit_list(units_of_set(t)) + ") is live at " + iid(in_) + " (" +
+                   print_inst(in_) + "), where control or state goes where this analysis does not follow";
           std::vector<unsigned> rd, wr;
           detail::unit_rw(in_, rd, wr);
           if (tainted(rd)) {

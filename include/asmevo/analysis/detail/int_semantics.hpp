@@ -60,6 +60,9 @@ namespace asmevo::analysis::detail {
 // Scalar operand codes 0..127 (s0..s101, flat_scratch 102/103, xnack_mask 104/105, vcc 106/107, ttmp0.. at 108, m0
 // 124, exec 126/127: MI300 ISA SSRC table), SCC, then v0..v255 and a0..a255.
 inline constexpr unsigned unit_scc = 128, unit_v0 = 256, unit_a0 = 512, num_units = 768;
+/// The MODE register (float rounding and denormal modes, IEEE, DX10 clamp): not a register operand, but every
+/// floating-point result depends on it, so opaque results name its value (written by s_setreg*).
+inline constexpr unsigned unit_mode = 129;
 inline constexpr unsigned unit_vcc = special::vcc_lo, unit_exec = special::exec_lo, unit_m0 = special::m0;
 
 /// The units of a register range, or empty when it has none (inline specials read by value, e.g. src_execz).
@@ -86,6 +89,7 @@ inline constexpr unsigned unit_vcc = special::vcc_lo, unit_exec = special::exec_
 
 [[nodiscard]] inline std::string unit_name(unsigned u) {
   if (u == unit_scc) return "scc";
+  if (u == unit_mode) return "mode";
   if (u >= unit_a0) return "a" + std::to_string(u - unit_a0);
   if (u >= unit_v0) return "v" + std::to_string(u - unit_v0);
   if (u <= 101) return "s" + std::to_string(u);
@@ -143,7 +147,11 @@ struct StepOut {
 [[nodiscard]] inline bool unmodelable(std::string_view m) {
   return contains(m, "movrel") || contains(m, "gpr_idx") || m == "s_setpc_b64" || m == "s_swappc_b64" ||
          m == "s_call_b64" || m == "s_rfe_b64" || starts(m, "s_cbranch_g_fork") || starts(m, "s_cbranch_join") ||
-         m == "s_trap" || starts(m, "s_cbranch_cdbg");
+         m == "s_trap" || starts(m, "s_cbranch_cdbg") ||
+         // Hidden control state: VSKIP (no vector instruction issues while set, MI300 ISA S_SETVSKIP), a fork that
+         // writes EXEC and the PC (S_CBRANCH_I_FORK is SOPK with no branch property in the tables), returns from a
+         // trap (S_RFE_RESTORE_B64), the wave's kill bit.
+         m == "s_setvskip" || starts(m, "s_cbranch_i_fork") || starts(m, "s_rfe") || m == "s_setkill";
 }
 
 /// Results that depend on time, code placement or wave placement: different on each side.
@@ -245,6 +253,14 @@ class Evaluator {
         return refuse("reads " + to_string(in.ops[k].reg));
     if (f.implicit_defs & isa::reg::mode) {
       out.obs.push_back(key("mode"));  // s_setreg and friends: MODE (float rounding/denormals) must agree
+      // The new MODE: a value of the operands and the old MODE (key() names it), so that a float operation after
+      // the write is not the same value as the same operation before it.
+      if (A.symbolic()) {
+        const auto n = A.opaque(key("mode-write"), false);
+        Word w;
+        for (unsigned j = 0; j < 32; ++j) w[j] = A.proj(n, j);
+        st.set(unit_mode, w);
+      }
       write_defs_opaque(false);
       return std::move(out);
     }
@@ -483,6 +499,11 @@ class Evaluator {
       const Word w = st.get(u);
       Bits b(w.begin(), w.end());
       k += "|u" + std::to_string(u) + ":" + vkey(b);
+    }
+    // MODE, read by every floating-point operation (the tables list it for few of them).
+    {
+      const Word w = st.get(unit_mode);
+      k += "|mode:" + vkey(Bits(w.begin(), w.end()));
     }
     return k;
   }
