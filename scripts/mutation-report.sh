@@ -46,7 +46,7 @@ done | xargs -P "$jobs" -L 1 bash -c '
 end=$(date +%s)
 
 python3 - "$out" "$((end - start))" "$per_op" "$seed" <<'EOF'
-import json, os, sys
+import collections, json, os, sys
 out, seconds, per_op, seed = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 ops = ["waitcnt_drop", "waitcnt_weaken", "swap_dependent", "reg_change", "imm_change", "offset_change", "cmp_flip",
        "nop_drop", "exec_change", "store_oob", "cache_bit"]
@@ -54,6 +54,7 @@ cols = ["mutants", "invalid", "caught_static", "caught_run", "caught_abi", "caug
         "equivalent", "miss"]
 tot = {op: dict.fromkeys(cols, 0) for op in ops}
 errors, misses, kernels, mutant_seconds = [], [], 0, 0.0
+kinds, proofs = collections.Counter(), []
 for name in sorted(os.listdir(out)):
     path = os.path.join(out, name)
     if name.endswith(".err"):
@@ -79,6 +80,9 @@ for name in sorted(os.listdir(out)):
                 misses.append((m["op"], name[:-5], m["site"], m["description"]))
             else:
                 c["equivalent"] += 1
+                kinds[m.get("equivalence", "?")] += 1
+                if m.get("equivalence") == "proven":
+                    proofs.append((m["op"], name[:-5], m["description"], m.get("reason", "")))
         elif o in c:
             c[o] += 1
         else:
@@ -110,10 +114,17 @@ for op in ops + ["**total**"]:
           c["caught_run"], c["caught_abi"], c["caught_memory_model"], c["caught_coverage"], c["equivalent"], c["miss"],
           rate(c)))
 print()
+if kinds:
+    print("Proven equivalent, by proof: " + ", ".join("%s %d" % (k, n) for k, n in sorted(kinds.items())) + "\n")
 if misses:
     print("### Misses (%d)\n" % len(misses))
     for op, k, site, d in misses:
         print("- %s  %s  %s" % (op, k, d))
+    print()
+if proofs:
+    print("### Proven equivalent by analysis/equivalence.hpp (%d)\n" % len(proofs))
+    for op, k, d, why in proofs:
+        print("- %s  %s  %s: %s" % (op, k, d, why))
     print()
 if errors:
     print("### Errors (%d)\n" % len(errors))

@@ -458,6 +458,35 @@ TEST(MutateCli, VecAddKnownOutcomes) {
   EXPECT_EQ(j["misses"], 0);
 }
 
+// The equivalence prover classifies survivors: vec_add's `v_mov_b32 v6, 0` (i10, the high half of a 64-bit offset
+// that is only ever added to registers whose sum the launch bounds) changed to 16 survives every run, and
+// analysis/equivalence.hpp proves it equivalent on all three shapes. No mutant the gate caught is called proven.
+TEST(MutateCli, SurvivorsAreProvenOrMisses) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  const auto co = (dir / "triton" / "vec_add_f32.gfx942.hsaco").string();
+  const std::string launch = std::string(ASMEVO_SOURCE_DIR) + "/tests/data/launch/triton/vec_add_f32.json";
+  int rc = 0;
+  auto j = run_cli(co + " --launch " + launch + " --ops imm_change --per-op 1000 --seed 1", rc);
+  ASSERT_TRUE(j.is_object());
+  bool saw_i10 = false;
+  for (const auto& m : j["mutants"]) {
+    const std::string outcome = m["outcome"];
+    if (outcome != "survived") {
+      EXPECT_FALSE(m.contains("equivalence")) << m.dump();
+      continue;
+    }
+    const std::string eq = m["equivalence"];
+    EXPECT_TRUE(eq == "proven" || eq == "miss" || eq == "identical code") << m.dump();
+    if (eq == "proven") EXPECT_FALSE(m.value("reason", std::string()).empty()) << m.dump();
+    if (m["site"] == "i10" && m["description"].get<std::string>().find("v_mov_b32_e32 v6, 16") != std::string::npos) {
+      saw_i10 = true;
+      EXPECT_EQ(eq, "proven") << m.dump();
+    }
+  }
+  EXPECT_TRUE(saw_i10) << j.dump(1);
+  EXPECT_EQ(j["summary"]["imm_change"]["equivalent_proven"].get<int>() > 0, true) << j["summary"].dump();
+}
+
 TEST(MutateCli, BadInputExitsTwo) {
   int rc = 0;
   const std::string launch = std::string(ASMEVO_SOURCE_DIR) + "/tests/data/launch/triton/vec_add_f32.json";

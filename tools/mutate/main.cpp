@@ -1,8 +1,8 @@
 // asmevo-mutate: plants mutants (verify/mutate.hpp) in a kernel, rebuilds each as `asmevo assemble` would, runs the
 // verification gate (verify/differential.hpp on the emulator) on it, and says for every mutant whether the gate
 // caught it, and by what; a survivor is shown equivalent only by a proof (a rebuilt object byte-identical to K0's,
-// an s_waitcnt that was already a no-op on every path, or a flipped cache hint bit), never by "more tests passed":
-// anything else is a MISS. A mutant that does not rebuild (for whatever reason, an ABI refusal included) never
+// an s_waitcnt that was already a no-op on every path, a flipped cache hint bit, or analysis/equivalence.hpp's proof
+// under the facts of every launch shape), never by "more tests passed": anything else is a MISS. A mutant that does not rebuild (for whatever reason, an ABI refusal included) never
 // reaches the gate and counts as invalid, not as caught.
 //
 //   asmevo-mutate K0.co --launch L.json [--ops a,b,...] [--per-op N] [--seed S] [--trials N] [--schedules N] [--json]
@@ -24,10 +24,12 @@
 #include <nlohmann/json.hpp>
 
 #include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/equivalence.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/codeobject/rebuild.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
+#include "asmevo/verify/launch_facts.hpp"
 #include "asmevo/verify/emu_executor.hpp"
 #include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/mutate.hpp"
@@ -165,6 +167,39 @@ int main(int argc, char** argv) {
   const analysis::WaitcntAnalysis wa =
       analysis::analyze_waitcnt(p0, cfg, entry ? *entry : analysis::Cfg::none, p0.target);
 
+  // One equivalence prover per launch shape: a survivor is proven equivalent only when it is proven under the facts
+  // of every shape the gate ran. A shape whose facts cannot be derived leaves every survivor unproven.
+  std::vector<analysis::LaunchFacts> facts;
+  std::vector<analysis::EquivalenceProver> provers;
+  std::string prover_off;
+  facts.reserve(shapes->size());
+  for (const auto& spec : *shapes) {
+    auto f = verify::launch_facts(k0->module, spec);
+    if (!f) {
+      prover_off = "no launch facts: " + f.error().message;
+      break;
+    }
+    facts.push_back(std::move(*f));
+  }
+  if (prover_off.empty())
+    for (const auto& f : facts) {
+      auto pv = analysis::EquivalenceProver::make(p0, f);
+      if (!pv) {
+        prover_off = "no prover: " + pv.error().message;
+        break;
+      }
+      provers.push_back(std::move(*pv));
+    }
+  auto prove_all = [&](const Program& k1, InstId site) -> analysis::ProofResult {
+    if (!prover_off.empty()) return {false, prover_off};
+    analysis::ProofResult last;
+    for (const auto& pv : provers) {
+      last = pv.prove(k1, site);
+      if (!last.proven) return last;
+    }
+    return last;
+  };
+
   verify::EmuExecutor exec;
   std::vector<Result> results;
   for (verify::MutOp op : ops) {
@@ -198,6 +233,7 @@ int main(int argc, char** argv) {
       codeobject::RebuildOptions ro;
       ro.original = &k0->elf;
       ro.recovered = &k0->module;
+      const Program k1_program = m->program;  // for the equivalence proof, should it survive
       auto rb = codeobject::rebuild(std::move(m->program), **enc, ro);
       if (!rb) {
         // A mutant that cannot be built never reaches the gate, so the gate cannot be credited with it, whatever
@@ -241,7 +277,11 @@ int main(int argc, char** argv) {
       }
       // A flipped cache-policy hint changes neither values nor visibility (see Mutant::hint_only).
       if (op == verify::MutOp::cache_bit && m->hint_only) r.equivalence = "cache hint";
-      if (r.equivalence.empty()) r.equivalence = "miss";
+      if (r.equivalence.empty()) {
+        const auto proof = prove_all(k1_program, site);
+        r.equivalence = proof.proven ? "proven" : "miss";
+        r.reason = proof.reason;
+      }
       done();
     }
   }
@@ -250,7 +290,7 @@ int main(int argc, char** argv) {
   // Per-operator counts.
   struct Count {
     int mutants = 0, invalid = 0, caught_static = 0, caught_abi = 0, caught_memory_model = 0, caught_coverage = 0,
-        caught_run = 0, identical = 0, redundant = 0, hint = 0, miss = 0;
+        caught_run = 0, identical = 0, redundant = 0, hint = 0, proven = 0, miss = 0;
   };
   std::map<std::string, Count> per;
   int misses = 0;
@@ -266,6 +306,7 @@ int main(int argc, char** argv) {
     else if (r.equivalence == "identical code") ++c.identical;
     else if (r.equivalence == "redundant wait") ++c.redundant;
     else if (r.equivalence == "cache hint") ++c.hint;
+    else if (r.equivalence == "proven") ++c.proven;
     else ++c.miss, ++misses;
   }
   if (json) {
@@ -295,7 +336,8 @@ int main(int argc, char** argv) {
                    {"caught_abi", c.caught_abi}, {"caught_memory_model", c.caught_memory_model},
                    {"caught_coverage", c.caught_coverage},
                    {"caught_run", c.caught_run}, {"equivalent_identical", c.identical},
-                   {"equivalent_redundant_wait", c.redundant}, {"equivalent_cache_hint", c.hint}, {"miss", c.miss}};
+                   {"equivalent_redundant_wait", c.redundant}, {"equivalent_cache_hint", c.hint},
+                   {"equivalent_proven", c.proven}, {"miss", c.miss}};
     j["summary"] = std::move(sum);
     j["misses"] = misses;
     std::cout << j.dump() << "\n";
