@@ -365,6 +365,237 @@ TEST(WaitcntPaths, AnAddThatMayWrapIsNotShiftedExactly) {
   EXPECT_TRUE(check(bounded).f.empty()) << all(check(bounded).f);
 }
 
+// ---- path refinement, adversarial: a real path to an unwaited read that a wrong scalar fact would prune ------------
+//
+// Each snippet below reaches `v_mov_b32 v0, v1` right after `global_load_dword v1` (no s_waitcnt) on a path that some
+// execution takes, guarded by SCC branches whose outcome a wrong model of an instruction would "prove" impossible.
+// The expected answer (exactly that one vmcnt finding) is worked by hand from the MI300 ISA (CDNA3) opcode
+// descriptions of the SALU instructions used (S_CMPK_*: SCC = S0 <op> SIMM16, sign-extended for _I32 and
+// zero-extended for _U32; S_ADDK_I32 / S_MOVK_I32 / S_CMOVK_I32: signext(SIMM16); shifts use S1[4:0]; S_CSELECT_B32:
+// D = SCC ? S0 : S1; S_CBRANCH_SCC0/1 jump iff SCC = 0/1; S_CBRANCH_VCCZ/EXECZ test VCC/EXEC, not SCC).
+
+/// The findings that name the global_load_dword as the load and v_mov_b32 as the reader.
+std::size_t unwaited_vmov_reads(const Checked& c) {
+  std::size_t n = 0;
+  for (const Finding& f : c.f)
+    if (f.other && c.mnem(*f.other) == "global_load_dword" && c.mnem(f.at) == "v_mov_b32") ++n;
+  return n;
+}
+
+/// `head`, then: if (s0 > 20) { load v1; read v1 }. The head ends with SCC/facts that a wrong model would turn into
+/// "s0 < 10" on the fall-through, making the guarded read look dead.
+std::string guarded_read(std::string_view head) {
+  return std::string(head) + R"(
+  s_cmpk_gt_u32 s0, 20
+  s_cbranch_scc0 .Lend
+  global_load_dword v1, v[2:3], off
+  v_mov_b32 v0, v1
+.Lend:
+  s_endpgm
+)";
+}
+
+TEST(WaitcntPathsAdversarial, ACompareOperandWrittenBeforeTheBranchIsNotTrusted) {
+  // `s_cmpk_lt_u32 s0, 10` sets SCC from the OLD s0; each write below changes s0 (and none of them writes SCC, or
+  // writes it as noted) before the branch, so the fall-through says nothing about the new s0, which can be > 20.
+  const std::pair<const char*, const char*> writers[] = {
+      {"s_mov_b32", "  s_mov_b32 s0, 100\n"},
+      {"s_movk_i32", "  s_movk_i32 s0, 0x64\n"},
+      {"v_readfirstlane_b32", "  v_readfirstlane_b32 s0, v5\n"},
+      {"v_readlane_b32", "  v_readlane_b32 s0, v5, 3\n"},
+      {"v_cmp_e64 (pair)", "  v_cmp_eq_u32_e64 s[0:1], v5, v6\n"},
+      {"v_add_co_u32 carry-out", "  v_add_co_u32_e64 v4, s[0:1], v5, v6\n"},
+      {"s_mov_b64", "  s_mov_b64 s[0:1], s[8:9]\n"},
+      {"s_getpc_b64", "  s_getpc_b64 s[0:1]\n"},
+      {"s_bitset1_b32 (bit 5)", "  s_bitset1_b32 s0, 5\n"},
+      // On the fall-through SCC = 1 (old s0 < 10), so the conditional moves do move: s0 = 100.
+      {"s_cmovk_i32", "  s_cmovk_i32 s0, 0x64\n"},
+      {"s_cmov_b32", "  s_cmov_b32 s0, 0x64\n"},
+      {"s_cselect_b32", "  s_cselect_b32 s0, 0x64, s0\n"},
+      {"s_mulk_i32", "  s_mulk_i32 s0, 0x40\n"},
+      {"s_movrels_b32", "  s_movrels_b32 s0, s8\n"},
+      {"s_getreg_b32", "  s_getreg_b32 s0, hwreg(HW_REG_HW_ID)\n"},
+      {"s_load + wait", "  s_load_dword s0, s[4:5], 0x0\n  s_waitcnt lgkmcnt(0)\n"},
+      // The gfx9 branch stack lives in SGPRs: S_CBRANCH_I_FORK writes SGPR[CSP*4 ..] (GCN3/Vega ISA), which LLVM
+      // does not list as a def.
+      {"s_cbranch_i_fork", "  s_cbranch_i_fork s[6:7], .Lend\n"},
+  };
+  for (const auto& [name, w] : writers) {
+    SCOPED_TRACE(name);
+    const auto c = check(guarded_read(std::string("  s_cmpk_lt_u32 s0, 10\n") + w + "  s_cbranch_scc0 .Lend\n"));
+    EXPECT_EQ(unwaited_vmov_reads(c), 1u) << all(c.f);
+  }
+}
+
+TEST(WaitcntPathsAdversarial, AnSccWriterBetweenCompareAndBranchReplacesTheCompare) {
+  // SCC is written again before the branch (the new value can be 1 with s0 > 20): the fall-through of
+  // s_cbranch_scc0 no longer means s0 < 10. Each writer is one whose SCC can be 1 here.
+  const char* writers[] = {
+      "  s_add_u32 s1, s1, -1\n",          // carry
+      "  s_addc_u32 s1, s1, -1\n",         // carry (carry-in is 0 when s0 >= 10)
+      "  s_sub_u32 s1, 0, s1\n",           // borrow
+      "  s_add_i32 s1, s1, 1\n",           // signed overflow
+      "  s_addk_i32 s1, 0x1\n",            // signed overflow
+      "  s_min_u32 s1, s1, s2\n",          // S0 chosen
+      "  s_max_i32 s1, s1, s2\n",
+      "  s_bfe_u32 s1, s1, 0x80000\n",     // D != 0
+      "  s_bitcmp1_b32 s1, 3\n",
+      "  s_bitcmp0_b32 s1, 3\n",
+      "  s_cmp_eq_u64 s[4:5], s[4:5]\n",   // always 1
+      "  s_cmp_lg_u64 s[4:5], 0\n",
+      "  s_and_b64 s[6:7], s[4:5], -1\n",
+      "  s_and_saveexec_b64 s[6:7], s[4:5]\n",
+      "  s_abs_i32 s1, s1\n",
+      "  s_bcnt1_i32_b32 s1, s1\n",
+      "  s_lshl1_add_u32 s1, s1, s2\n",
+      "  s_lshl_b64 s[6:7], s[4:5], 1\n",
+      "  s_not_b64 s[6:7], s[4:5]\n",
+      "  s_cmp_lt_u32 s1, s2\n",
+      "  s_cmpk_eq_u32 s1, 0x7\n",
+  };
+  for (const char* w : writers) {
+    SCOPED_TRACE(w);
+    const auto c = check(guarded_read(std::string("  s_cmpk_lt_u32 s0, 10\n") + w + "  s_cbranch_scc0 .Lend\n"));
+    EXPECT_EQ(unwaited_vmov_reads(c), 1u) << all(c.f);
+  }
+}
+
+TEST(WaitcntPathsAdversarial, BranchesOnVccOrExecDoNotUseScc) {
+  // SCC = (s0 < 10), but the branch tests VCC / EXEC: its fall-through says nothing about s0.
+  for (const char* br : {"s_cbranch_vccz", "s_cbranch_vccnz", "s_cbranch_execz", "s_cbranch_execnz"}) {
+    SCOPED_TRACE(br);
+    const auto c = check(guarded_read(std::string("  s_cmpk_lt_u32 s0, 10\n  ") + br + " .Lend\n"));
+    EXPECT_EQ(unwaited_vmov_reads(c), 1u) << all(c.f);
+  }
+}
+
+TEST(WaitcntPathsAdversarial, ScalarLoadsAreUnknownUntilWaitedFor) {
+  // (a) The compare reads s0 while the load into it is outstanding: it may see the old value (5) and the load
+  //     land (50) before the second compare.
+  // (b) s0 is overwritten with 5 while a load into it is outstanding: the load may land after the move.
+  // (c) An lgkmcnt(1) wait does not prove an SMEM load complete (SMEM returns out of order).
+  const char* heads[] = {
+      "  s_mov_b32 s0, 5\n  s_load_dword s0, s[4:5], 0x0\n  s_cmpk_lt_u32 s0, 10\n  s_waitcnt lgkmcnt(0)\n"
+      "  s_cbranch_scc0 .Lend\n",
+      "  s_load_dword s0, s[4:5], 0x0\n  s_mov_b32 s0, 5\n  s_waitcnt lgkmcnt(0)\n",
+      "  s_mov_b32 s0, 5\n  s_load_dword s0, s[4:5], 0x0\n  s_load_dword s9, s[4:5], 0x4\n  s_waitcnt lgkmcnt(1)\n"
+      "  s_cmpk_lt_u32 s0, 10\n  s_cbranch_scc0 .Lend\n",
+      "  s_mov_b32 s0, 5\n  s_load_dwordx4 s[0:3], s[4:5], 0x0\n  s_waitcnt lgkmcnt(0)\n",
+      "  s_mov_b32 s0, 5\n  s_buffer_load_dword s0, s[8:11], 0x0\n  s_waitcnt lgkmcnt(0)\n",
+      "  s_mov_b32 s0, 5\n  s_memtime s[0:1]\n  s_waitcnt lgkmcnt(0)\n",
+  };
+  for (const char* h : heads) {
+    SCOPED_TRACE(h);
+    const auto c = check(guarded_read(h));
+    EXPECT_EQ(unwaited_vmov_reads(c), 1u) << all(c.f);
+  }
+}
+
+TEST(WaitcntPathsAdversarial, ImmediateExtensionAndShiftMasking) {
+  // Each head leads to the guarded read only through an edge that a wrong extension or shift would call dead.
+  const std::pair<const char*, const char*> heads[] = {
+      // S_CMPK_GT_I32 sign-extends 0xfff0 (-16): s0 = -5 passes both tests (zero-extended, s0 > 65520 and s0 < 0
+      // would contradict).
+      {"cmpk_i32 sext", "  s_cmpk_gt_i32 s0, 0xfff0\n  s_cbranch_scc0 .Lend\n  s_cmpk_lt_i32 s0, 0x0\n"
+                        "  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+      // S_CMPK_GE_U32 zero-extends 0x8000 (32768): s0 = 33000 passes and is below 0x9000 (sign-extended,
+      // s0 >= 0xffff8000 would contradict it).
+      {"cmpk_u32 zext", "  s_cmpk_ge_u32 s0, 0x8000\n  s_cbranch_scc0 .Lend\n  s_cmp_lt_u32 s0, 0x9000\n"
+                        "  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+      // S_ADDK_I32 sign-extends: 0 + 0xffff = 0xffffffff.
+      {"addk sext", "  s_mov_b32 s3, 0\n  s_addk_i32 s3, 0xffff\n  s_cmp_eq_u32 s3, -1\n  s_cbranch_scc0 .Lend\n"
+                    "  s_mov_b32 s0, 21\n"},
+      // S_MOVK_I32 sign-extends: 0x8000 -> 0xffff8000 < 0 signed.
+      {"movk sext", "  s_movk_i32 s3, 0x8000\n  s_cmp_lt_i32 s3, 0\n  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+      // Shift amounts use S1[4:0]: 1 << 33 = 2, 0x80000000 >> 33 = 0x40000000, ashr by 63 = -1.
+      {"lshl mask", "  s_mov_b32 s3, 1\n  s_lshl_b32 s3, s3, 33\n  s_cmp_eq_u32 s3, 2\n  s_cbranch_scc0 .Lend\n"
+                    "  s_mov_b32 s0, 21\n"},
+      {"lshr mask", "  s_mov_b32 s3, 0x80000000\n  s_lshr_b32 s3, s3, 33\n"
+                    "  s_cmp_eq_u32 s3, 0x40000000\n  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+      {"ashr mask", "  s_mov_b32 s3, 0x80000000\n  s_ashr_i32 s3, s3, 63\n  s_cmp_eq_u32 s3, -1\n"
+                    "  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+      // Signed vs unsigned: -1 > 5 unsigned.
+      {"u32 compare", "  s_mov_b32 s3, -1\n  s_cmp_gt_u32 s3, 5\n  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+      // S_SUB_U32 wraps: s1 < 16 gives s1 - 32 >= 0xffffffe0 > s1 (unsigned).
+      {"sub wraps", "  s_cmpk_lt_u32 s1, 0x10\n  s_cbranch_scc0 .Lend\n  s_sub_u32 s2, s1, 32\n  s_cmp_gt_u32 s2, s1\n"
+                    "  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+      // ... and signed: s1 in [0x7ffffff0, 0x7fffffff] plus 0x20 is negative.
+      {"add wraps signed", "  s_cmp_gt_i32 s1, 0x7fffffef\n  s_cbranch_scc0 .Lend\n  s_add_i32 s2, s1, 32\n"
+                           "  s_cmp_lt_i32 s2, s1\n  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+  };
+  for (const auto& [name, h] : heads) {
+    SCOPED_TRACE(name);
+    const auto c = check(guarded_read(h));
+    EXPECT_EQ(unwaited_vmov_reads(c), 1u) << all(c.f);
+  }
+}
+
+TEST(WaitcntPathsAdversarial, JoinsAndLoopsKeepOnlyFactsOfEveryPath) {
+  const std::pair<const char*, const char*> cases[] = {
+      // s0 = 1 on one path and 21 on the other: after the join s0 > 20 is possible.
+      {"join", "  s_cmp_eq_u32 s5, 0\n  s_cbranch_scc1 .La\n  s_mov_b32 s0, 1\n  s_branch .Lj\n.La:\n"
+               "  s_mov_b32 s0, 21\n.Lj:\n"},
+      // A counting loop leaves with s0 = 1000 (the widened bound must not exclude it).
+      {"loop", "  s_mov_b32 s0, 0\n.Ll:\n  s_add_u32 s0, s0, 1\n  s_cmpk_lt_u32 s0, 0x3e8\n  s_cbranch_scc1 .Ll\n"
+               "  s_cmpk_eq_u32 s0, 0x3e8\n  s_cbranch_scc0 .Lend\n"},
+      // A loop whose counter wraps through 0: it leaves with s0 = 25.
+      {"wrapping loop", "  s_mov_b32 s0, -8\n.Ll:\n  s_add_u32 s0, s0, 1\n  s_cmpk_lg_u32 s0, 0x19\n"
+                        "  s_cbranch_scc1 .Ll\n"},
+      // Down-counting by 3 from 100 in signed: leaves at s0 = -2.
+      {"down loop", "  s_mov_b32 s0, 100\n.Ll:\n  s_addk_i32 s0, 0xfffd\n  s_cmp_gt_i32 s0, 0\n  s_cbranch_scc1 .Ll\n"
+                    "  s_cmp_eq_i32 s0, -2\n  s_cbranch_scc0 .Lend\n  s_mov_b32 s0, 21\n"},
+  };
+  for (const auto& [name, h] : cases) {
+    SCOPED_TRACE(name);
+    const auto c = check(guarded_read(h));
+    EXPECT_EQ(unwaited_vmov_reads(c), 1u) << all(c.f);
+  }
+}
+
+TEST(WaitcntPathsAdversarial, ASplitJoinInALoopKeepsTheStateOfTheBackEdge) {
+  // .Lj is entered from the entry (s0 = 0: goes to .Lfirst) and from .Lfirst (s0 = 1: falls through). The second
+  // visit reads v1, loaded on the first visit and never waited for: real (s0 = 0, load, s0 = 1, read).
+  const auto c = check(R"(
+  s_mov_b32 s0, 0
+.Lj:
+  s_cmpk_eq_u32 s0, 0x0
+  s_cbranch_scc1 .Lfirst
+  v_mov_b32 v0, v1
+  s_endpgm
+.Lfirst:
+  global_load_dword v1, v[2:3], off
+  s_mov_b32 s0, 1
+  s_branch .Lj
+)");
+  EXPECT_EQ(unwaited_vmov_reads(c), 1u) << all(c.f);
+}
+
+TEST(WaitcntPathsAdversarial, ARedundantWaitNeedsEveryRealPath) {
+  // The wait is needed on the real path "s0 was < 10 at the compare, then s0 = 100": not redundant.
+  auto p = parse_program(std::string("k:\n") + R"(
+  s_cmpk_lt_u32 s0, 10
+  s_mov_b32 s0, 100
+  s_cbranch_scc0 .Lend
+  s_cmpk_gt_u32 s0, 20
+  s_cbranch_scc0 .Lend
+  global_load_dword v1, v[2:3], off
+.Lend:
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v0, v1
+  s_endpgm
+)", Target::gfx942, "<waitcnt_test>");
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  const Cfg g = build_cfg(*p);
+  const auto a = analyze_waitcnt(*p, g, g.block_named("k").value(), Target::gfx942);
+  std::size_t wait_item = 0;
+  for (std::size_t i = 0; i < p->items.size(); ++i)
+    if (p->items[i].kind == Item::Kind::inst &&
+        isa::forms(Target::gfx942)[p->items[i].inst.form].mnemonic == "s_waitcnt")
+      wait_item = i;
+  ASSERT_NE(wait_item, 0u);
+  EXPECT_FALSE(a.wait_is_redundant(wait_item));
+}
+
 // ---- lgkmcnt: LDS in order, SMEM out of order, FLAT on both counters --------------------------------------------
 
 TEST(WaitcntCheck, LdsIsInOrder) {

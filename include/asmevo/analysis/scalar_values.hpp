@@ -33,10 +33,11 @@
 //  - S_CSELECT_B32: D = SCC ? S0 : S1. S_CBRANCH_SCC0 / S_CBRANCH_SCC1: jump iff SCC == 0 / 1.
 // Every other instruction makes the SGPRs it defines (explicit operands) unknown, and SCC unknown if the generated
 // table lists SCC among its implicit definitions (LLVM Defs = [SCC]). A call (s_swappc/s_call), s_movreld (writes
-// S[D + M0]) and s_trap / s_rfe forget everything. An SGPR that a memory instruction (an SMEM load) writes is unknown
-// from the load's issue until an `s_waitcnt lgkmcnt(0)` (vmcnt(0) for a VMEM-counted one): the load may land at any
-// point in between, and SMEM loads complete out of order (MI300 ISA (CDNA3) §4.4 "S_WAITCNT"), so only a wait for
-// zero proves that it has. After a call every SGPR counts as such a pending write.
+// S[D + M0]), s_trap / s_rfe and the branch-stack forks/join (they write SGPR[CSP*4]) forget everything. An SGPR
+// that a memory instruction (an SMEM load) writes is unknown from the load's issue until an `s_waitcnt lgkmcnt(0)`
+// (vmcnt(0) for a VMEM-counted one): the load may land at any point in between, and SMEM loads complete out of order
+// (MI300 ISA (CDNA3) §4.4 "S_WAITCNT"), so only a wait for zero proves that it has. After a call every SGPR counts as
+// such a pending write.
 //
 // Bounds: at most `max_facts` facts per point (the oldest is dropped: forgetting is always sound), widening after a
 // block's entry state changed twice (a moved interval bound goes to its extreme, a known bit above a changed one is
@@ -558,7 +559,10 @@ class ScalarValues {
     const isa::FormInfo& f = forms[in.form];
     const auto ops = isa::operands(f);
     const std::string_view mn = f.mnemonic;
-    if (f.has(isa::prop::call) || mn.starts_with("s_movreld") || mn == "s_trap" || mn.starts_with("s_rfe")) {
+    // s_cbranch_g_fork / i_fork / join keep their branch stack in SGPRs (GCN3/Vega ISA S_CBRANCH_G_FORK: "SGPR[CSP*4]
+    // = {...}"), a write LLVM does not list among the instruction's defs (SOPInstructions.td: Defs = [EXEC] only).
+    if (f.has(isa::prop::call) || mn.starts_with("s_movreld") || mn == "s_trap" || mn.starts_with("s_rfe") ||
+        mn.starts_with("s_cbranch_g_fork") || mn.starts_with("s_cbranch_i_fork") || mn == "s_cbranch_join") {
       s.forget_all();
       if (f.has(isa::prop::call)) s.pend_lgkm.set(), s.pend_vm.set();  // the callee may leave loads outstanding
       return;
