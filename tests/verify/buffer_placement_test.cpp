@@ -4,6 +4,8 @@
 // drops the carry into the high half (v_add_co_u32 without its v_addc_co_u32) faults instead of passing by luck.
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -183,6 +185,30 @@ TEST(BufferPlacement, SmallBuffersStraddleToo) {
       EXPECT_NE(m.describe(g.base - 1, 1, false).find("guard"), std::string::npos);
     }
     EXPECT_NE(m.region(r0).base >> 32, m.region(r1).base >> 32);
+  }
+}
+
+/// Buffers sit high, as hipMalloc's do (0x7f.. on Linux): the high dword of every byte of the first buffers has at
+/// least 12 of its 15 bits (47-bit user space) set, and an address with any one of bits 32..46 flipped -- a V#
+/// base_hi ANDed with the wrong mask, say -- lies outside every region, not in another buffer. Other regions
+/// (kernarg, code) stay below them.
+TEST(BufferPlacement, BuffersSitHighSoAFlippedHighBitFaults) {
+  emu::Memory m;
+  const std::size_t low = m.map("kernarg", 256, false);
+  std::vector<std::size_t> bufs;
+  for (u64 size : {4096ull, 1ull << 20, 100ull, 3ull << 20}) bufs.push_back(m.map_straddling("buf", size, true));
+  const std::size_t after = m.map("code", 4096, false);
+  for (const std::size_t r : bufs) {
+    const emu::Region& g = m.region(r);
+    SCOPED_TRACE(std::to_string(g.base));
+    for (const u64 a : {g.base, g.base + g.size - 1}) {
+      EXPECT_LT(a, 1ull << 47);
+      EXPECT_GE(std::popcount(a >> 32), 12) << std::hex << a;
+      ASSERT_NE(m.translate(a, 1, false), nullptr);
+      for (unsigned b = 32; b < 47; ++b) EXPECT_EQ(m.translate(a ^ (1ull << b), 1, false), nullptr) << "bit " << b;
+    }
+    EXPECT_GT(g.base, m.region(low).base + m.region(low).size);
+    EXPECT_GT(g.base, m.region(after).base + m.region(after).size);
   }
 }
 

@@ -30,7 +30,8 @@ struct MemoryFault {
 };
 
 /// Device address space of one launch. Regions are laid out at increasing addresses from `first_address`, each
-/// aligned to 4 KiB (map) or placed across a 4 GiB boundary (map_straddling), and surrounded by `guard` unbacked
+/// aligned to 4 KiB (map), or across a 4 GiB boundary downward from the top of the user address space
+/// (map_straddling), and surrounded by `guard` unbacked
 /// bytes (so two buffers are never adjacent: an access that runs off the end of one never lands in the next).
 /// Placement is deterministic: the same sequence of calls gives the same addresses, so K0 and K1 see identical
 /// pointers.
@@ -41,16 +42,9 @@ class Memory {
 
   /// Maps `size` zeroed bytes (size 0 still gets a distinct address) and returns the region index.
   std::size_t map(std::string name, std::uint64_t size, bool writable, std::uint64_t guard = default_guard) {
-    Region r;
-    r.name = std::move(name);
-    r.guard = guard;
-    r.base = align_up(next_ + guard, 4096);
-    r.size = size;
-    r.writable = writable;
-    r.bytes.assign(static_cast<std::size_t>(size), std::byte{0});
-    next_ = r.base + std::max<std::uint64_t>(size, 1) + guard;
-    regions_.push_back(std::move(r));
-    return regions_.size() - 1;
+    const std::uint64_t base = align_up(next_ + guard, 4096);
+    next_ = base + std::max<std::uint64_t>(size, 1) + guard;
+    return add_region(std::move(name), base, size, writable, guard);
   }
   /// Maps `size` zeroed bytes for a buffer argument so that it straddles a 4 GiB boundary: the region starts in a
   /// 4 GiB window (address bits 63:32) that no earlier region touches, about half of it below the boundary and the
@@ -62,23 +56,32 @@ class Memory {
   /// a buffer under 512 bytes keeps 16-byte alignment (what Triton's pointer specialization assumes, tt.divisibility
   /// = 16), and one under 32 bytes starts at the boundary. Deterministic like map(): the same calls give the same
   /// addresses. Returns the region index.
+  ///
+  /// These buffers are placed from the top of the 47-bit user address space downward, as hipMalloc's allocations
+  /// sit high (0x7f.. on Linux): the k-th straddles the boundary at high dword 0x7ffe - 6k, so the high dwords of its
+  /// bytes (that value and the one below) have nearly all of their 15 bits set, and code that masks or drops one of
+  /// them (a V#'s 16-bit base_hi ANDed with the wrong constant, say) leaves the buffer. Windows of two buffers differ
+  /// by 6k + {-1, 0, 1}, never a power of two, so flipping any single one of bits 32..46 never lands in another
+  /// buffer either, but in unmapped memory. A buffer too large for its two windows, or one that would come down to
+  /// the regions mapped upward, is placed upward after them instead.
   std::size_t map_straddling(std::string name, std::uint64_t size, bool writable, std::uint64_t guard = default_guard) {
     constexpr std::uint64_t window = 1ull << 32;
     std::uint64_t below = (size / 2) & ~std::uint64_t{255};
     if (below == 0) below = (size / 2) & ~std::uint64_t{15};
+    const std::uint64_t above = std::max<std::uint64_t>(size - below, 1);
+    constexpr std::uint64_t top_boundary = 0x7ffe'0000'0000ull, spacing = 6;
+    if (below + guard <= window && above + guard <= window && high_count_ * spacing * window < top_boundary) {
+      const std::uint64_t boundary = top_boundary - high_count_ * spacing * window;
+      if (boundary - window >= next_ + window) {
+        ++high_count_;
+        return add_region(std::move(name), boundary - below, size, writable, guard);
+      }
+    }
     // The first boundary that leaves the guard and the low part inside a window no earlier region reaches.
     const std::uint64_t fresh = align_up(next_, window);
     const std::uint64_t boundary = align_up(fresh + guard + below, window);
-    Region r;
-    r.name = std::move(name);
-    r.guard = guard;
-    r.base = boundary - below;
-    r.size = size;
-    r.writable = writable;
-    r.bytes.assign(static_cast<std::size_t>(size), std::byte{0});
-    next_ = r.base + std::max<std::uint64_t>(size, 1) + guard;
-    regions_.push_back(std::move(r));
-    return regions_.size() - 1;
+    next_ = boundary - below + std::max<std::uint64_t>(size, 1) + guard;
+    return add_region(std::move(name), boundary - below, size, writable, guard);
   }
   /// Makes the next region start in a 4 GiB window of its own (after buffers placed by map_straddling).
   void skip_to_next_window() noexcept { next_ = align_up(next_, 1ull << 32); }
@@ -140,18 +143,37 @@ class Memory {
     return r.writable && offset >= r.read_only_end;
   }
   [[nodiscard]] static std::uint64_t align_up(std::uint64_t v, std::uint64_t a) noexcept { return (v + a - 1) & ~(a - 1); }
+  /// Appends a region at `base` (which the callers chose outside every other region and its guards) and keeps
+  /// `by_base_` sorted.
+  std::size_t add_region(std::string name, std::uint64_t base, std::uint64_t size, bool writable, std::uint64_t guard) {
+    Region r;
+    r.name = std::move(name);
+    r.guard = guard;
+    r.base = base;
+    r.size = size;
+    r.writable = writable;
+    r.bytes.assign(static_cast<std::size_t>(size), std::byte{0});
+    regions_.push_back(std::move(r));
+    const std::size_t i = regions_.size() - 1;
+    by_base_.insert(std::upper_bound(by_base_.begin(), by_base_.end(), base,
+                                     [&](std::uint64_t b, std::size_t k) { return b < regions_[k].base; }),
+                    i);
+    return i;
+  }
   [[nodiscard]] std::size_t find(std::uint64_t addr) const noexcept {
-    // Regions are mapped at increasing addresses: the candidate is the last one starting at or below addr.
-    std::size_t lo = 0, hi = regions_.size();
+    // The candidate is the last region (by base) starting at or below addr.
+    std::size_t lo = 0, hi = by_base_.size();
     while (lo < hi) {
       const std::size_t mid = (lo + hi) / 2;
-      if (regions_[mid].base <= addr) lo = mid + 1; else hi = mid;
+      if (regions_[by_base_[mid]].base <= addr) lo = mid + 1; else hi = mid;
     }
-    return lo == 0 ? npos : lo - 1;
+    return lo == 0 ? npos : by_base_[lo - 1];
   }
 
   std::vector<Region> regions_;
+  std::vector<std::size_t> by_base_;  ///< region indexes by ascending base
   std::uint64_t next_ = first_address;
+  std::uint64_t high_count_ = 0;  ///< buffers map_straddling placed downward from the top
 };
 
 }  // namespace asmevo::emu
