@@ -492,12 +492,14 @@ TEST(Canary, SkippedStoreOfZerosIsRejected) {
   ASSERT_TRUE(shapes);
   for (auto& s : *shapes) s.args[0].buffer.init = s.args[1].buffer.init = verify::Init{};  // zeros
   verify::EmuExecutor exec;
-  // One trial (declared inits only) cannot see it: both leave zeros. This is the hole the canary closes.
+  // With the declared inits both leave zeros: the trial with them (trial 0 of several) sees no difference. A single
+  // trial runs with the canary, so one trial already rejects it.
   verify::VerifyOptions one;
   one.trials = 1;
   auto r1 = verify::differential_verify(*k0, *k1, *shapes, exec, one);
   ASSERT_TRUE(r1) << r1.error().str();
-  EXPECT_EQ(r1->verdict, verify::Verdict::equivalent) << r1->reason;
+  EXPECT_EQ(r1->verdict, verify::Verdict::not_equivalent) << r1->reason;
+  EXPECT_EQ(r1->json["shapes"][0]["trials"][0]["inputs"][2]["init"], "canary");
 
   auto r = verify::differential_verify(*k0, *k1, *shapes, exec);
   ASSERT_TRUE(r) << r.error().str();
@@ -520,7 +522,9 @@ TEST(Canary, SkippedStoreOfZerosIsRejected) {
   EXPECT_EQ(t1["inputs"][2]["output"], true);
   EXPECT_EQ(t1["inputs"][2]["declared"]["init"], "zeros");
   EXPECT_EQ(t1["inputs"][0]["init"], "zeros");
-  EXPECT_EQ(r->json["shapes"][0]["trials"][0]["inputs"][2]["init"], "zeros");  // trial 0 keeps the declared init
+  // Trial 0 of two keeps the declared init, and K1 passes it: only the canary exposes the skipped store.
+  EXPECT_EQ(r->json["shapes"][0]["trials"][0]["inputs"][2]["init"], "zeros");
+  for (const auto& b : r->json["shapes"][0]["trials"][0]["k1"][0]["buffers"]) EXPECT_EQ(b["differing"], 0) << b.dump();
 }
 
 /// A K0 that reads its output as an offset (vec_add edited to load out[i] and then y at that byte offset before its
@@ -572,6 +576,94 @@ TEST(Canary, CanaryInitsDrawPerTrialAndAreRarelyZero) {
     }
     EXPECT_LT(zeros, 64u) << verify::dtype_name(t);
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// LDS beyond what the launch is known to give
+// ---------------------------------------------------------------------------------------------------------------
+
+/// transpose_f32_64 declares no fixed group segment (Triton's shared memory is all dynamic) and touches about 16 KiB
+/// of LDS. K1 also reads 4 bytes at LDS offset 40000 right before s_endpgm (a plain load, which the memory-model
+/// stage leaves to the runs): no output changes, and the emulator's default allocation (the rest of the 64 KiB)
+/// holds it, yet a launcher passing what K0 needs gives K1 too little.
+/// Without "dynamic_lds" it is rejected; with "dynamic_lds": 65536 declared, the allocation is known and it passes.
+TEST(Lds, K1PastK0sLdsNeedsADeclaredAllocation) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(triton(dir, "transpose_f32_64"));
+  ASSERT_TRUE(k0);
+  auto k1 = edited_k1(*k0, [](std::string& t) {
+    const std::size_t end = t.rfind("\ts_endpgm");
+    ASSERT_NE(end, std::string::npos);
+    t.insert(end, "\ts_waitcnt vmcnt(0) lgkmcnt(0)\n\tv_mov_b32 v0, 0\n\tds_read_b32 v0, v0 offset:40000\n"
+                  "\ts_waitcnt lgkmcnt(0)\n");
+  });
+  ASSERT_TRUE(k1);
+  auto shapes = verify::read_launch_file(launch_file("transpose_f32_64"));
+  ASSERT_TRUE(shapes);
+  verify::EmuExecutor exec;
+  auto r = verify::differential_verify(*k0, *k1, *shapes, exec);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent) << r->reason;
+  EXPECT_EQ(r->rejected_by, "run");
+  EXPECT_NE(r->reason.find("up to byte 40004"), std::string::npos) << r->reason;
+  EXPECT_NE(r->reason.find("dynamic_lds"), std::string::npos) << r->reason;
+
+  // K0 against itself never trips it, and neither does K1 once the launch declares the allocation.
+  auto same = verify::differential_verify(*k0, *k0, *shapes, exec);
+  ASSERT_TRUE(same) << same.error().str();
+  EXPECT_EQ(same->verdict, verify::Verdict::equivalent) << same->reason;
+  for (auto& s : *shapes) s.dynamic_lds = 65536;
+  auto declared = verify::differential_verify(*k0, *k1, *shapes, exec);
+  ASSERT_TRUE(declared) << declared.error().str();
+  EXPECT_EQ(declared->verdict, verify::Verdict::equivalent) << declared->rejected_by << ": " << declared->reason;
+  // And a declared allocation K1 overruns faults on the emulator.
+  for (auto& s : *shapes) s.dynamic_lds = 32768;
+  auto small = verify::differential_verify(*k0, *k1, *shapes, exec);
+  ASSERT_TRUE(small) << small.error().str();
+  EXPECT_EQ(small->verdict, verify::Verdict::not_equivalent) << small->reason;
+  EXPECT_NE(small->reason.find("outside the workgroup's LDS allocation"), std::string::npos) << small->reason;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Changes no run executes
+// ---------------------------------------------------------------------------------------------------------------
+
+/// vec_add with a guarded region before its last s_endpgm. With `s_cmp_lg_u32 0, 0` the branch skips the region on
+/// every launch: the v_mov_b32 in it never runs, so the runs cannot have verified it, and the gate rejects K1
+/// ("coverage") naming it. With `s_cmp_eq_u32 0, 0` the region runs (and is inert): accepted.
+TEST(Unexercised, AChangeNoRunExecutesIsRejected) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(triton(dir, "vec_add_f32"));
+  ASSERT_TRUE(k0);
+  auto guarded = [&](const std::string& cmp) {
+    return edited_k1(*k0, [&](std::string& t) {
+      const std::size_t end = t.rfind("\ts_endpgm");
+      ASSERT_NE(end, std::string::npos);
+      t.insert(end, "\t" + cmp + "\n\ts_cbranch_scc0 .Lasmevo_skip\n\ts_waitcnt vmcnt(0)\n\tv_mov_b32 v4, 0\n"
+                    ".Lasmevo_skip:\n");
+    });
+  };
+  auto shapes = verify::read_launch_file(launch_file("vec_add_f32"));
+  ASSERT_TRUE(shapes);
+  verify::EmuExecutor exec;
+  auto never = guarded("s_cmp_lg_u32 0, 0");
+  ASSERT_TRUE(never);
+  auto r = verify::differential_verify(*k0, *never, *shapes, exec);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent) << r->reason;
+  EXPECT_EQ(r->rejected_by, "coverage") << r->reason;
+  EXPECT_NE(r->reason.find("no run of K1 executed"), std::string::npos) << r->reason;
+  EXPECT_NE(r->reason.find("s_waitcnt vmcnt(0)"), std::string::npos) << r->reason;
+  ASSERT_EQ(r->json["unexercised_changes"].size(), 2u) << r->json["unexercised_changes"].dump();
+  EXPECT_NE(r->json["unexercised_changes"][1]["what"].get<std::string>().find("v_mov_b32_e32 v4, 0"), std::string::npos)
+      << r->json["unexercised_changes"].dump();
+
+  auto always = guarded("s_cmp_eq_u32 0, 0");
+  ASSERT_TRUE(always);
+  auto a = verify::differential_verify(*k0, *always, *shapes, exec);
+  ASSERT_TRUE(a) << a.error().str();
+  EXPECT_EQ(a->verdict, verify::Verdict::equivalent) << a->rejected_by << ": " << a->reason;
+  EXPECT_TRUE(a->json["unexercised_changes"].empty()) << a->json["unexercised_changes"].dump();
 }
 
 }  // namespace

@@ -530,7 +530,7 @@ TEST(HipKernargs, LdsAllocationIsTheEmulatorsRule) {
   EXPECT_EQ(verify::dynamic_lds_bytes(m, spec_of(R"({"grid": [1,1,1], "args": []})")), 65536u - 3072u);
 }
 
-TEST(HipKernargs, HiddenArgumentsAreNotPartOfTheLaunchIdentity) {
+TEST(HipKernargs, OnlyTheDynamicLdsSizeIsNotPartOfTheLaunchIdentity) {
   // K0 and K1 of one kernel with a hidden_dynamic_lds_size argument; K1's fixed LDS is 1 KiB larger. Under one spec
   // (no "dynamic_lds") each gets the rest of 64 KiB, so the hidden value differs (64512 vs 63488) while every
   // explicit byte is the same: the same launch.
@@ -570,6 +570,12 @@ TEST(HipKernargs, HiddenArgumentsAreNotPartOfTheLaunchIdentity) {
   EXPECT_NE(pad->find("byte 13"), std::string::npos) << *pad;
   // A different size is a difference.
   EXPECT_TRUE(verify::kernarg_difference(k0, b0->bytes, std::span(b0->bytes).first(100)).has_value());
+  // Every other hidden argument follows the launch alone, so it must agree: hidden_block_count_x (offset 16) named.
+  auto b4 = b0->bytes;
+  b4[16] = std::byte{8};
+  const auto hid = verify::kernarg_difference(k0, b0->bytes, b4);
+  ASSERT_TRUE(hid.has_value());
+  EXPECT_NE(hid->find("hidden argument hidden_block_count_x at offset 16"), std::string::npos) << *hid;
 }
 
 TEST(HipKernargs, LaunchKernargDifferenceReadsTheMetadataDocument) {

@@ -7,9 +7,11 @@
 // (b) static checks (verify/static_checks.hpp; K0's own findings are reported, and tolerated in K1 only at the same
 // place: K1's instructions are aligned with K0's kernel by kernel and a finding is inherited when its instructions
 // map onto a K0 finding of the same rule), (c) memory model (verify/memory_model.hpp), (d) coverage (a kernel no
-// launch runs must keep K0's code), (e) runs on an Executor. From the second trial on, every output whose declared
-// init is "zeros" or a fill starts as a per-trial canary (the same random bytes for K0 and K1), so a K1 that skips a
-// store whose value K0 writes equal to the declared init still differs.
+// launch runs must keep K0's code), (e) runs on an Executor, (f) coverage again: every instruction K1 changed in a
+// launched kernel must have run (in K0 what it deleted or replaced, in K1 what it added), where the executor reports
+// what ran. From the second trial on (in the only trial when a shape has one), every output whose declared init is
+// "zeros" or a fill starts as a per-trial canary (the same random bytes for K0 and K1), so a K1 that skips a store
+// whose value K0 writes equal to the declared init still differs.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,6 +41,7 @@
 #include "asmevo/support/diag.hpp"
 #include "asmevo/verify/emu/fp.hpp"
 #include "asmevo/verify/executor.hpp"
+#include "asmevo/verify/kernargs.hpp"
 #include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/memory_model.hpp"
 #include "asmevo/verify/static_checks.hpp"
@@ -273,6 +277,30 @@ using OJson = nlohmann::ordered_json;
     case Init::file: return {{"init", "file"}, {"path", in.path}};
   }
   return nullptr;
+}
+
+/// The group segment the metadata of `m` declares for the kernel `spec` launches (0 when it cannot be read).
+[[nodiscard]] inline std::uint64_t fixed_lds_of(const codeobject::MetaJson& m, const LaunchSpec& spec) {
+  auto ks = codeobject::kernels(m);
+  if (!ks) return 0;
+  auto k = select_kernel(*ks, spec);
+  return k ? (*k)->group_segment_fixed_size : 0;
+}
+
+/// Why K1's run reached LDS that the launch may not give it, or nothing. Without "dynamic_lds" a launch spec does
+/// not say how much dynamic LDS the launcher passes, and the executors then give a kernel that can use it the rest of
+/// the 64 KiB (kernargs.hpp lds_allocation); a device launched the way K0 needs may give as little as K0 uses. So K1
+/// may touch no LDS byte past both K0's run and the fixed group segment both objects declare. (With "dynamic_lds" the
+/// allocation is exact and the emulator faults past it.)
+[[nodiscard]] inline std::optional<std::string> lds_overreach(const codeobject::MetaJson& m0,
+                                                              const codeobject::MetaJson& m1, const LaunchSpec& spec,
+                                                              const RunOutcome& o0, const RunOutcome& o1) {
+  if (spec.dynamic_lds || !o0.lds_extent || !o1.lds_extent) return std::nullopt;
+  const std::uint64_t bound = std::max(*o0.lds_extent, std::min(fixed_lds_of(m0, spec), fixed_lds_of(m1, spec)));
+  if (*o1.lds_extent <= bound) return std::nullopt;
+  return "K1 touches LDS up to byte " + std::to_string(*o1.lds_extent) + ", past every byte K0 touched and its fixed " +
+         "group segment (" + std::to_string(bound) + "), and the launch declares no \"dynamic_lds\": a launcher " +
+         "passing what K0 needs gives K1 too little LDS (declare the allocation with \"dynamic_lds\" to verify it)";
 }
 
 }  // namespace detail
@@ -568,6 +596,31 @@ template <class F>
   return out;
 }
 
+namespace detail {
+
+/// The names under which the specs of `shapes` run kernels of `m` (as select_kernel picks them: by symbol without
+/// ".kd" or by .name, so both are listed), or nullopt when a spec names no kernel and `m` holds several (its run then
+/// fails with a usage error of its own).
+[[nodiscard]] inline std::optional<std::vector<std::string>> launched_names(const codeobject::Module& m,
+                                                                           std::span<const LaunchSpec> shapes) {
+  std::vector<std::string> run;
+  const auto metas = codeobject::kernels(m.metadata);
+  for (const auto& s : shapes) {
+    if (s.kernel.empty() && m.kernels.size() != 1) return std::nullopt;
+    run.push_back(s.kernel.empty() ? m.kernels.front().name : s.kernel);
+    if (!metas) continue;
+    if (auto k = select_kernel(*metas, s)) {
+      std::string_view sym = (*k)->symbol;
+      if (sym.ends_with(".kd")) sym.remove_suffix(3);
+      run.emplace_back(sym);
+      run.push_back((*k)->name);
+    }
+  }
+  return run;
+}
+
+}  // namespace detail
+
 /// A kernel that no launch runs and whose code K1 changed.
 struct UnlaunchedChange {
   std::string kernel;
@@ -584,15 +637,11 @@ struct UnlaunchedChange {
                                                                      const codeobject::Module& m1,
                                                                      std::span<const LaunchSpec> shapes) {
   std::vector<UnlaunchedChange> out;
-  std::vector<std::string_view> run;
-  for (const auto& s : shapes) {
-    if (!s.kernel.empty()) run.push_back(s.kernel);
-    else if (m0.kernels.size() == 1) run.push_back(m0.kernels.front().name);
-    else return out;
-  }
+  const auto run = detail::launched_names(m0, shapes);
+  if (!run) return out;
   std::vector<const codeobject::KernelInfo*> idle;
   for (const auto& k : m0.kernels)
-    if (std::find(run.begin(), run.end(), k.name) == run.end()) idle.push_back(&k);
+    if (std::find(run->begin(), run->end(), k.name) == run->end()) idle.push_back(&k);
   if (idle.empty()) return out;
 
   const analysis::Cfg g0 = analysis::build_cfg(m0.program), g1 = analysis::build_cfg(m1.program);
@@ -656,11 +705,80 @@ struct UnlaunchedChange {
   return out;
 }
 
+/// The instructions of launched kernels that K1 changed (inserted, deleted, replaced, moved, or a branch whose target
+/// moved) and that no run executed: in K0 for what K1 deleted or replaced (`ran0`), in K1 for what it inserted
+/// (`ran1`), as instruction id values. A change no run executes is unverified -- the runs cannot tell it from K0 --
+/// so the gate rejects it (the launch file must exercise it) rather than accept it on the strength of other code.
+/// Each kernel's code is aligned as new_static_findings aligns it (detail::kernel_code, branch targets left out of the
+/// text); a matched branch counts as changed when its target's first instruction is not matched to K0's. At most
+/// `max` changes are listed per kernel.
+[[nodiscard]] inline std::vector<UnlaunchedChange> unexercised_changes(const codeobject::Module& m0,
+                                                                      const codeobject::Module& m1,
+                                                                      std::span<const LaunchSpec> shapes,
+                                                                      const std::set<std::uint32_t>& ran0,
+                                                                      const std::set<std::uint32_t>& ran1,
+                                                                      std::size_t max = 3) {
+  std::vector<UnlaunchedChange> out;
+  const auto run = detail::launched_names(m0, shapes);
+  if (!run) return out;
+  const analysis::Cfg g0 = analysis::build_cfg(m0.program), g1 = analysis::build_cfg(m1.program);
+  const auto l0 = detail::label_targets(m0.program), l1 = detail::label_targets(m1.program);
+  std::unordered_map<std::string, std::uint32_t> tokens;
+  auto token_seq = [&](const Program& p, std::span<const std::size_t> idx) {
+    std::vector<std::uint32_t> seq;
+    seq.reserve(idx.size());
+    for (const std::size_t i : idx) {
+      const std::string t = detail::inst_text(p.items[i].inst, [](const std::string&) { return std::string("<label>"); });
+      seq.push_back(tokens.emplace(t, static_cast<std::uint32_t>(tokens.size())).first->second);
+    }
+    return seq;
+  };
+  // The item index a branch of `in` targets (its first label operand), or nullopt.
+  auto target_of = [](const Inst& in, const std::unordered_map<std::string, std::size_t>& labels)
+      -> std::optional<std::size_t> {
+    const auto ops = isa::operands(isa::forms(in.target)[in.form]);
+    for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+      if (ops[k].kind == isa::Kind::label && in.ops[k].kind == Operand::Kind::expr) {
+        const auto t = labels.find(in.ops[k].text);
+        return t == labels.end() ? std::optional<std::size_t>(~std::size_t{0}) : std::optional<std::size_t>(t->second);
+      }
+    return std::nullopt;
+  };
+  for (const auto& k : m0.kernels) {
+    if (std::find(run->begin(), run->end(), k.name) == run->end()) continue;
+    const auto c0 = detail::kernel_code(m0.program, g0, k.name), c1 = detail::kernel_code(m1.program, g1, k.name);
+    const auto pairs = align(token_seq(m0.program, c0), token_seq(m1.program, c1));
+    std::vector<std::uint8_t> kept0(c0.size(), 0), kept1(c1.size(), 0);
+    std::unordered_map<std::size_t, std::size_t> item0_to_item1;
+    for (const auto& [a, b] : pairs) kept0[a] = kept1[b] = 1, item0_to_item1[c0[a]] = c1[b];
+    for (std::size_t n = 0; n < pairs.size(); ++n) {
+      const auto [a, b] = pairs[n];
+      const auto t0 = target_of(m0.program.items[c0[a]].inst, l0), t1 = target_of(m1.program.items[c1[b]].inst, l1);
+      if (!t0 && !t1) continue;
+      const auto it = t0 ? item0_to_item1.find(*t0) : item0_to_item1.end();
+      if (!t0 || !t1 || it == item0_to_item1.end() || it->second != *t1) kept0[a] = kept1[b] = 0;
+    }
+    std::size_t listed = 0;
+    auto report = [&](const Program& p, std::size_t item, bool k1) {
+      const Inst& in = p.items[item].inst;
+      if (listed++ < max)
+        out.push_back({k.name, std::string(k1 ? "K1 adds or changes " : "K1 deletes or changes K0's ") +
+                                   detail::id_text(in.id) + " `" + print_inst(in) + "`, which no run of " +
+                                   (k1 ? "K1" : "K0") + " executed: the launch file does not exercise the change"});
+    };
+    for (std::size_t a = 0; a < c0.size(); ++a)
+      if (!kept0[a] && !ran0.contains(m0.program.items[c0[a]].inst.id.value)) report(m0.program, c0[a], false);
+    for (std::size_t b = 0; b < c1.size(); ++b)
+      if (!kept1[b] && !ran1.contains(m1.program.items[c1[b]].inst.id.value)) report(m1.program, c1[b], true);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Output canaries
 // ---------------------------------------------------------------------------------------------------------------
 
-/// The init an output buffer of `dtype` (argument `arg`) starts from in trials after the first when its declared
+/// The init an output buffer of `dtype` (argument `arg`) starts from in canary trials when its declared
 /// init is "zeros" or a fill: uniform random over a range every element of the dtype can hold ([-100, 100] for the
 /// float dtypes, within even fp8 e4m3's; the whole range for 8- to 32-bit integers; [-2^53, 2^53] or [0, 2^53] for
 /// 64-bit ones), drawn from seed + trial like any random init. With a declared zero or constant, a K1 that skips a
@@ -680,7 +798,7 @@ struct UnlaunchedChange {
   return in;
 }
 
-/// Whether an output declared with `in` gets a canary in trials after the first.
+/// Whether an output declared with `in` gets a canary in canary trials.
 [[nodiscard]] inline bool takes_canary(const Init& in) { return in.kind == Init::zeros || in.kind == Init::fill; }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -820,6 +938,14 @@ template <Executor E>
 
   // (e) Runs.
   std::uint64_t next_seed = opt.seed;
+  // What the runs executed, per side (instruction id values), while every run of that side can tell (the emulator).
+  std::set<std::uint32_t> ran0, ran1;
+  bool ran_known0 = true, ran_known1 = true;
+  auto note_ran = [](const RunOutcome& o, std::set<std::uint32_t>& ran, bool& known) {
+    if (!o.executed) known = false;
+    else
+      for (const InstId id : *o.executed) ran.insert(id.value);
+  };
   OJson shapes_json = OJson::array();
   bool verdict = false;  // a run decided (the receipt's verdict fields are set)
   for (std::size_t si = 0; si < shapes.size() && !verdict; ++si) {
@@ -841,11 +967,12 @@ template <Executor E>
         return std::find(spec.outputs.begin(), spec.outputs.end(), a) != spec.outputs.end();
       };
 
-      // From the second trial on, the outputs declared "zeros" or a fill start as canaries (canary_init), the same
-      // bytes for K0 and K1. A K0 that does not run cleanly then reads them (as indexes or flags, say): that trial
-      // keeps the declared inits, and the receipt says so.
+      // From the second trial on, and in the only trial when there is one, the outputs declared "zeros" or a fill
+      // start as canaries (canary_init), the same bytes for K0 and K1, so that every verification has a canary run.
+      // A K0 that does not run cleanly then reads them (as indexes or flags, say): that trial keeps the declared
+      // inits, and the receipt says so.
       std::optional<LaunchSpec> canary;
-      if (t > 0)
+      if (t > 0 || trials == 1)
         for (std::size_t a = 0; a < spec.args.size(); ++a)
           if (is_output(a) && spec.args[a].kind == ArgSpec::Kind::buffer && takes_canary(spec.args[a].buffer.init)) {
             if (!canary) canary = spec;
@@ -911,6 +1038,7 @@ template <Executor E>
           return finish(Verdict::k0_failed, "run", "K0 itself writes into the guard bytes of arg" + std::to_string(b.arg) +
                                                        " (" + where + ", offset " + std::to_string(*b.guard_hit) + ")");
         }
+      note_ran(*o0, ran0, ran_known0);
       OJson k1_runs = OJson::array();
       for (std::uint32_t s = 0; s < opt.schedules && !verdict; ++s) {
         RunRequest rq1{t, next_seed++};
@@ -936,8 +1064,15 @@ template <Executor E>
           verdict = true;
           break;
         }
-        // Hidden arguments are the runtime's to fill per kernel (hidden_dynamic_lds_size follows each object's own
-        // fixed LDS size); every explicit argument byte and the padding must match (verify/kernargs.hpp).
+        note_ran(*o1, ran1, ran_known1);
+        if (const auto why = detail::lds_overreach(k0.module.metadata, k1.module.metadata, run_spec, *o0, *o1)) {
+          k1_runs.push_back(std::move(kj));
+          (void)finish(Verdict::not_equivalent, "run", *why + " (" + where + ")");
+          verdict = true;
+          break;
+        }
+        // Every kernarg byte must match but hidden_dynamic_lds_size's, which follows each object's own fixed LDS size
+        // (verify/kernargs.hpp kernarg_difference).
         if (const auto why = launch_kernarg_difference(k0.module.metadata, spec, o0->kernarg, o1->kernarg))
           return fail(DiagCode::internal, "the executor gave K0 and K1 different kernarg bytes (" + where + "): " +
                                               *why + "; verification needs identical launches");
@@ -989,6 +1124,17 @@ template <Executor E>
   }
   j["shapes"] = std::move(shapes_json);
   if (verdict) return std::move(r);
+  // (f) Every change must have run: code no run executes is not verified by them.
+  if (ran_known0 && ran_known1) {
+    const auto unexercised = unexercised_changes(k0.module, k1.module, shapes, ran0, ran1);
+    OJson uj = OJson::array();
+    for (const auto& u : unexercised) uj.push_back({{"kernel", u.kernel}, {"what", u.what}});
+    j["unexercised_changes"] = std::move(uj);
+    if (!unexercised.empty())
+      return finish(Verdict::not_equivalent, "coverage",
+                    "kernel '" + unexercised.front().kernel + "': " + unexercised.front().what +
+                        (unexercised.size() > 1 ? " (" + std::to_string(unexercised.size() - 1) + " more)" : ""));
+  }
   std::size_t runs = 0;
   for (const auto& s : shapes) runs += opt.trials ? *opt.trials : s.trials;
   return finish(Verdict::equivalent, "",

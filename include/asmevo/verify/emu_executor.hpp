@@ -68,6 +68,8 @@ class EmuExecutor {
       if (res->stop.kind == emu::Stop::Kind::fault) out.address = res->stop.address;
     }
     out.kernarg = std::move(res->kernarg);
+    out.lds_extent = res->lds_extent;
+    out.executed = std::move(res->executed);
     out.buffers.reserve(res->buffers.size());
     for (auto& b : res->buffers) out.buffers.push_back(OutBuffer{b.arg, std::move(b.bytes), std::nullopt});
     return out;

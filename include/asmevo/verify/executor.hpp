@@ -80,6 +80,10 @@ struct RunOutcome {
   std::optional<std::uint64_t> address;
   std::vector<std::byte> kernarg;          ///< the kernarg segment it ran with (explicit and hidden arguments)
   std::vector<OutBuffer> buffers;          ///< every buffer argument, in argument order
+  /// One past the highest LDS byte the run touched, when the executor can tell (the emulator can; a device cannot).
+  std::optional<std::uint64_t> lds_extent;
+  /// The instructions the run issued, when the executor can tell (the emulator can; a device cannot).
+  std::optional<std::vector<InstId>> executed;
   [[nodiscard]] bool ok() const noexcept { return stop == StopKind::none; }
 };
 

@@ -300,27 +300,33 @@ inline std::string scalar_types_of_size(std::uint64_t size) {
   return out;
 }
 
-/// Where two kernarg segments of kernel `meta` differ in what the caller of a launch controls, or nullopt when they
-/// agree: the explicit arguments and every byte no argument covers (zero padding, or a size mismatch) count, the
-/// hidden arguments do not. "Same kernarg bytes" in DESIGN.md's verification policy means this: the hidden ones are
-/// the runtime's to write from the launch and from the kernel it launches (ROCclr VirtualGPU::submitKernelInternal,
-/// rocclr/device/rocm/rocvirtual.cpp, fills every Hidden* kind itself), so under one launch K0 and K1 may rightly
-/// differ there -- hidden_dynamic_lds_size follows each kernel's own group segment (lds_allocation) -- and on a
-/// device they are not ours at all. The message names the first differing argument (index, name, offset, size).
+/// Where two kernarg segments of kernel `meta` differ, or nullopt when they agree: every byte counts -- explicit
+/// arguments, hidden ones, and bytes no argument covers (zero padding, or a size mismatch) -- except those of
+/// hidden_dynamic_lds_size. "Same kernarg bytes" in DESIGN.md's verification policy means this: the hidden arguments
+/// are the runtime's to write from the launch and from the kernel it launches (ROCclr VirtualGPU::
+/// submitKernelInternal, rocclr/device/rocm/rocvirtual.cpp, fills every Hidden* kind itself), and of them only the
+/// dynamic LDS size follows the kernel, not the launch (each object's own group segment, lds_allocation); every
+/// other one both executors lay out from the launch alone, so a difference there is an executor bug. The message
+/// names the first differing argument (index, name, offset, size).
 [[nodiscard]] inline std::optional<std::string> kernarg_difference(const codeobject::KernelMeta& meta,
                                                                   std::span<const std::byte> a,
                                                                   std::span<const std::byte> b) {
   if (a.size() != b.size())
     return "the segments are " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " bytes";
-  std::vector<std::uint8_t> hidden(a.size(), 0);
+  std::vector<std::uint8_t> masked(a.size(), 0);
   for (const auto& arg : meta.args)
-    if (arg.is_hidden())
-      for (std::uint64_t i = arg.offset; i < arg.offset + arg.size && i < hidden.size(); ++i) hidden[i] = 1;
+    if (arg.value_kind == "hidden_dynamic_lds_size")
+      for (std::uint64_t i = arg.offset; i < arg.offset + arg.size && i < masked.size(); ++i) masked[i] = 1;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (hidden[i] || a[i] == b[i]) continue;
+    if (masked[i] || a[i] == b[i]) continue;
     std::size_t n = 0;
     for (const auto& arg : meta.args) {
-      if (arg.is_hidden()) continue;
+      if (arg.is_hidden()) {
+        if (i >= arg.offset && i < arg.offset + arg.size)
+          return "hidden argument " + arg.value_kind + " at offset " + std::to_string(arg.offset) + ", " +
+                 std::to_string(arg.size) + " bytes, differs at byte " + std::to_string(i);
+        continue;
+      }
       if (i >= arg.offset && i < arg.offset + arg.size)
         return "explicit argument " + std::to_string(n) + (arg.name.empty() ? "" : " (" + arg.name + ")") + " at offset " +
                std::to_string(arg.offset) + ", " + std::to_string(arg.size) + " bytes, differs at byte " +

@@ -60,6 +60,10 @@ struct EmulateResult {
   std::vector<BufferResult> buffers;
   std::vector<std::byte> kernarg;  ///< the kernarg segment the launch ran with (explicit and hidden arguments)
   std::uint64_t wave_instructions = 0;
+  /// One past the highest LDS byte any access touched in any workgroup (0: no LDS access), up to the stop.
+  std::uint64_t lds_extent = 0;
+  /// The instructions some wave issued (ids, in address order), up to the stop.
+  std::vector<InstId> executed;
   std::uint64_t workgroups = 0;
   std::uint64_t waves = 0;
   double seconds = 0;              ///< host time spent running waves (not setup)
@@ -401,9 +405,11 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   res.kernarg.assign(karg->begin(), karg->end());
   res.workgroups = group_count;
   res.waves = group_count * waves_per_group;
-  std::atomic<std::uint64_t> next{0}, executed{0};
+  std::atomic<std::uint64_t> next{0}, executed{0}, lds_extent{0};
   std::atomic<bool> stopped{false};
   std::vector<Stop> stops(std::max(1u, opt.run.threads));
+  // Which instructions ran: one flag per Op and host thread, ORed after the threads join.
+  std::vector<std::vector<std::uint8_t>> ran(std::max(1u, opt.run.threads), std::vector<std::uint8_t>(code->ops.size(), 0));
   auto worker = [&](unsigned t) {
     Workgroup g;
     for (std::uint32_t i = 0; i < waves_per_group; ++i) g.waves.push_back(std::make_unique<Wave>());
@@ -435,7 +441,10 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
         if (std::byte* p = m.memory.translate(g.private_base[i], m.private_size * wave_lanes, true, h))
           std::memset(p, 0, m.private_size * wave_lanes);
       }
-      for (std::uint32_t i = 0; i < waves_per_group; ++i) setup_wave(*g.waves[i], g, i, gid);
+      for (std::uint32_t i = 0; i < waves_per_group; ++i) {
+        setup_wave(*g.waves[i], g, i, gid);
+        g.waves[i]->ran = ran[t].data();
+      }
       for (std::uint32_t i = 0; i < hstates.size(); ++i) {
         hstates[i].reset(&htable);
         g.waves[i]->hazards = &hstates[i];
@@ -455,6 +464,9 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
       }
     }
     executed += local;
+    std::uint64_t seen = lds_extent.load();
+    while (g.lds_extent > seen && !lds_extent.compare_exchange_weak(seen, g.lds_extent)) {
+    }
   };
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.run.threads <= 1) {
@@ -466,6 +478,12 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.wave_instructions = executed.load();
+  res.lds_extent = lds_extent.load();
+  for (std::size_t k = 0; k + 1 < code->ops.size(); ++k) {  // the last Op is the sentinel (decode.hpp)
+    bool hit = false;
+    for (const auto& r : ran) hit = hit || r[k];
+    if (hit) res.executed.push_back(code->ops[k].id);
+  }
   for (const auto& s : stops)
     if (s.kind != Stop::Kind::none) { res.stop = s; break; }
   for (const auto& [arg, r] : buffer_regions)

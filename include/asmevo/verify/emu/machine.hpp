@@ -84,6 +84,8 @@ struct Workgroup {
   /// Bytes [0, lds_dirty) of `lds` may have been written (every LDS write goes through detail::lds_ptr): what a
   /// new workgroup on the same host thread must clear, which is far less than the allocation for most kernels.
   std::uint64_t lds_dirty = 0;
+  /// One past the highest LDS byte any access (read or write) touched, over every workgroup this host thread ran.
+  std::uint64_t lds_extent = 0;
   std::vector<std::unique_ptr<Wave>> waves;
   Rng rng;
   Stop stop;                  ///< the first stop of this workgroup (kind none while it runs cleanly)
@@ -461,6 +463,7 @@ inline bool step_special(Wave& w, const Op& op) {
 
 inline void step(Wave& w) {
   const Op& op = w.ops[w.pc];
+  if (w.ran) w.ran[w.pc] = 1;
   if (!(w.vector_mode ? detail::step_special(w, op) : detail::issue_op(w, op))) return;
   if (++w.executed >= w.machine->options.instruction_limit)
     w.stop_with(Stop::Kind::limit, op, "wave " + std::to_string(w.wave_id) + " ran " + std::to_string(w.executed) +

@@ -60,6 +60,7 @@ inline void lds_fault(Wave& w, const Op& op, int lane, std::uint64_t off, std::u
     return nullptr;
   }
   if (write && off + size > w.group->lds_dirty) w.group->lds_dirty = off + size;
+  if (off + size > w.group->lds_extent) w.group->lds_extent = off + size;
   return lds.data() + off;
 }
 
