@@ -288,19 +288,23 @@ using OJson = nlohmann::ordered_json;
 }
 
 /// Why K1's run reached LDS that the launch may not give it, or nothing. Without "dynamic_lds" a launch spec does
-/// not say how much dynamic LDS the launcher passes, and the executors then give a kernel that can use it the rest of
-/// the 64 KiB (kernargs.hpp lds_allocation); a device launched the way K0 needs may give as little as K0 uses. So K1
-/// may touch no LDS byte past both K0's run and the fixed group segment both objects declare. (With "dynamic_lds" the
-/// allocation is exact and the emulator faults past it.)
+/// not say how much dynamic LDS the launcher passes, and the executors then give a kernel that can use it (or that
+/// declares no fixed LDS) the rest of the 64 KiB (kernargs.hpp lds_allocation); a launcher sized for K0 may pass only
+/// the dynamic LDS K0's run used past its fixed segment, max(0, extent0 - fixed0). K1 then gets its own fixed segment
+/// plus that, and may touch no byte beyond: a K1 that declares less fixed LDS than K0 and uses it anyway is caught,
+/// and one that declares more and uses it is not. (With "dynamic_lds" the allocation is exact and the emulator
+/// faults past it.)
 [[nodiscard]] inline std::optional<std::string> lds_overreach(const codeobject::MetaJson& m0,
                                                               const codeobject::MetaJson& m1, const LaunchSpec& spec,
                                                               const RunOutcome& o0, const RunOutcome& o1) {
   if (spec.dynamic_lds || !o0.lds_extent || !o1.lds_extent) return std::nullopt;
-  const std::uint64_t bound = std::max(*o0.lds_extent, std::min(fixed_lds_of(m0, spec), fixed_lds_of(m1, spec)));
+  const std::uint64_t fixed0 = fixed_lds_of(m0, spec), fixed1 = fixed_lds_of(m1, spec);
+  const std::uint64_t bound = fixed1 + (*o0.lds_extent > fixed0 ? *o0.lds_extent - fixed0 : 0);
   if (*o1.lds_extent <= bound) return std::nullopt;
-  return "K1 touches LDS up to byte " + std::to_string(*o1.lds_extent) + ", past every byte K0 touched and its fixed " +
-         "group segment (" + std::to_string(bound) + "), and the launch declares no \"dynamic_lds\": a launcher " +
-         "passing what K0 needs gives K1 too little LDS (declare the allocation with \"dynamic_lds\" to verify it)";
+  return "K1 touches LDS up to byte " + std::to_string(*o1.lds_extent) + ", past its fixed group segment (" +
+         std::to_string(fixed1) + ") plus the dynamic LDS K0's run used (" + std::to_string(bound - fixed1) +
+         "), and the launch declares no \"dynamic_lds\": a launcher passing what K0 needs gives K1 too little LDS " +
+         "(declare the allocation with \"dynamic_lds\" to verify it)";
 }
 
 }  // namespace detail
@@ -514,6 +518,19 @@ template <class F>
   return out;
 }
 
+/// The instructions `idx` of `p` as tokens for verify::align: equal tokens for equal instruction texts with every
+/// branch target left out (so renamed labels still match), numbered through `tokens`, which both sides share.
+[[nodiscard]] inline std::vector<std::uint32_t> tokens_of(const Program& p, std::span<const std::size_t> idx,
+                                                         std::unordered_map<std::string, std::uint32_t>& tokens) {
+  std::vector<std::uint32_t> seq;
+  seq.reserve(idx.size());
+  for (const std::size_t i : idx) {
+    const std::string t = inst_text(p.items[i].inst, [](const std::string&) { return std::string("<label>"); });
+    seq.push_back(tokens.emplace(t, static_cast<std::uint32_t>(tokens.size())).first->second);
+  }
+  return seq;
+}
+
 /// A finding about the whole kernel rather than one site: the ABI register-count rules point at the kernel's first
 /// instruction only because a finding needs an `at`; their message states the counts, which identify them.
 [[nodiscard]] inline bool kernel_wide(const analysis::Finding& f) {
@@ -536,15 +553,7 @@ template <class F>
   std::vector<KernelFindings> out;
   std::optional<analysis::Cfg> g0, g1;
   std::unordered_map<std::string, std::uint32_t> tokens;
-  auto token_seq = [&](const Program& p, std::span<const std::size_t> idx) {
-    std::vector<std::uint32_t> seq;
-    seq.reserve(idx.size());
-    for (const std::size_t i : idx) {
-      const std::string t = detail::inst_text(p.items[i].inst, [](const std::string&) { return std::string("<label>"); });
-      seq.push_back(tokens.emplace(t, static_cast<std::uint32_t>(tokens.size())).first->second);
-    }
-    return seq;
-  };
+  auto token_seq = [&](const Program& p, std::span<const std::size_t> idx) { return detail::tokens_of(p, idx, tokens); };
   for (const auto& kf1 : f1) {
     if (kf1.findings.empty()) continue;
     KernelFindings fresh{kf1.kernel, {}};
@@ -724,15 +733,7 @@ struct UnlaunchedChange {
   const analysis::Cfg g0 = analysis::build_cfg(m0.program), g1 = analysis::build_cfg(m1.program);
   const auto l0 = detail::label_targets(m0.program), l1 = detail::label_targets(m1.program);
   std::unordered_map<std::string, std::uint32_t> tokens;
-  auto token_seq = [&](const Program& p, std::span<const std::size_t> idx) {
-    std::vector<std::uint32_t> seq;
-    seq.reserve(idx.size());
-    for (const std::size_t i : idx) {
-      const std::string t = detail::inst_text(p.items[i].inst, [](const std::string&) { return std::string("<label>"); });
-      seq.push_back(tokens.emplace(t, static_cast<std::uint32_t>(tokens.size())).first->second);
-    }
-    return seq;
-  };
+  auto token_seq = [&](const Program& p, std::span<const std::size_t> idx) { return detail::tokens_of(p, idx, tokens); };
   // The item index a branch of `in` targets (its first label operand), or nullopt.
   auto target_of = [](const Inst& in, const std::unordered_map<std::string, std::size_t>& labels)
       -> std::optional<std::size_t> {
