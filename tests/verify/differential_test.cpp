@@ -207,8 +207,9 @@ TEST_P(TritonVerify, RoundTripsAreEquivalent) {
     EXPECT_EQ(r->verdict, verify::Verdict::equivalent) << r->rejected_by << ": " << r->reason;
     // Every shape and trial ran, K0 once and K1 under two schedules, and compared every buffer.
     ASSERT_EQ(r->json["shapes"].size(), shapes->size());
-    for (const auto& sh : r->json["shapes"]) {
-      ASSERT_EQ(sh["trials"].size(), 2u);
+    for (std::size_t i = 0; i < shapes->size(); ++i) {
+      const auto& sh = r->json["shapes"][i];
+      ASSERT_EQ(sh["trials"].size(), (*shapes)[i].trials);
       for (const auto& t : sh["trials"]) ASSERT_EQ(t["k1"].size(), 2u);
     }
     std::printf("%s %s: %s in %.2f s\n", stem, std::string(to_string(GetParam())).c_str(),
