@@ -509,6 +509,19 @@ class Evaluator {
   }
 
   /// Every def (explicit and implicit) gets bits of one opaque result of all operands, exec and old destinations.
+  /// Gives the units `us`, 32 bits each in order, the bits of opaque node `n` (SCC keeps only bit 0).
+  void write_projections(std::uint32_t n, const std::vector<unsigned>& us) {
+    unsigned off = 0;
+    for (unsigned u : us) {
+      Word w;
+      for (unsigned j = 0; j < 32; ++j) w[j] = A.proj(n, off + j);
+      if (u == unit_scc)
+        for (unsigned j = 1; j < 32; ++j) w[j] = bit0;
+      off += 32;
+      st.set(u, w);
+    }
+  }
+
   void write_defs_opaque(bool per_side) {
     if (!A.symbolic()) {
       // Known-bits mode: every result unknown.
@@ -532,16 +545,7 @@ class Evaluator {
       const Word w = st.get(u);
       k += "|o" + vkey(Bits(w.begin(), w.end()));
     }
-    const auto n = A.opaque(k, true);
-    unsigned off = 0;
-    for (unsigned u : dst) {
-      Word w;
-      for (unsigned j = 0; j < 32; ++j) w[j] = A.proj(n, off + j);
-      if (u == unit_scc)
-        for (unsigned j = 1; j < 32; ++j) w[j] = bit0;
-      off += 32;
-      st.set(u, w);
-    }
+    write_projections(A.opaque(k, true), dst);
   }
 
   // -- word arithmetic --
@@ -1369,16 +1373,7 @@ class Evaluator {
       for (unsigned u : units_of(in.ops[static_cast<std::size_t>(d)].reg)) su.push_back(u);
     for (unsigned u : implicit_units(f.implicit_defs & ~isa::reg::mode)) su.push_back(u);
     if (!su.empty()) {
-      const auto n = A.opaque(key("ls") + "|x" + std::to_string(xv), false);
-      unsigned off = 0;
-      for (unsigned u : su) {
-        Word w;
-        for (unsigned j = 0; j < 32; ++j) w[j] = A.proj(n, off + j);
-        if (u == unit_scc)
-          for (unsigned j = 1; j < 32; ++j) w[j] = bit0;
-        off += 32;
-        st.set(u, w);
-      }
+      write_projections(A.opaque(key("ls") + "|x" + std::to_string(xv), false), su);
     }
   }
 };
