@@ -628,9 +628,90 @@ TEST(Lds, K1PastK0sLdsNeedsADeclaredAllocation) {
 // Changes no run executes
 // ---------------------------------------------------------------------------------------------------------------
 
-/// vec_add with a guarded region before its last s_endpgm. With `s_cmp_lg_u32 0, 0` the branch skips the region on
-/// every launch: the v_mov_b32 in it never runs, so the runs cannot have verified it, and the gate rejects K1
-/// ("coverage") naming it. With `s_cmp_eq_u32 0, 0` the region runs (and is inert): accepted.
+// ---------------------------------------------------------------------------------------------------------------
+// Registers the initial state leaves undefined
+// ---------------------------------------------------------------------------------------------------------------
+
+/// vec_add's K1 adds s40 to the last element's sum before its store. s40 is no SGPR the initial state sets (user
+/// SGPRs s0..s13, the workgroup id in s14), so on hardware it holds garbage; were the emulator to start it at zero, K1
+/// would store the same bits as K0 and pass. It starts as garbage (the same for K0 and K1 in one trial): rejected by
+/// the runs, at an element of the last quarter of a block.
+TEST(UndefinedRegisters, AReadOfAnSgprNothingWroteIsCaught) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(triton(dir, "vec_add_f32"));
+  ASSERT_TRUE(k0);
+  auto k1 = edited_k1(*k0, [](std::string& t) {
+    const std::size_t at = t.rfind("v_add_f32_e32 v4, v7, v11");
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t eol = t.find('\n', at);
+    t.insert(eol + 1, "\tv_add_u32_e32 v4, s40, v4\n");
+  });
+  ASSERT_TRUE(k1);
+  auto shapes = verify::read_launch_file(launch_file("vec_add_f32"));
+  ASSERT_TRUE(shapes);
+  verify::EmuExecutor exec;
+  auto r = verify::differential_verify(*k0, *k1, *shapes, exec);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent) << r->rejected_by << ": " << r->reason;
+  EXPECT_EQ(r->rejected_by, "run") << r->reason;
+  EXPECT_NE(r->reason.find("first at [768]"), std::string::npos) << r->reason;
+}
+
+/// Code outside every kernel (a callee after kernel k's `.size`) is coverage-checked when a launched kernel calls:
+/// unexercised_changes over hand-written modules, with what "ran" given directly.
+///  - K1 changes the callee's v_mov_b32: reported under "(code outside every kernel)" unless both sides ran it.
+///  - K1 moves the callee's label past its first instruction: the s_add_u32 that names the label in an expression
+///    is a change (its target moved) though its text is the same; it is exercised when both sides ran it.
+TEST(Unexercised, CalleeCodeIsCheckedWhenALaunchedKernelCalls) {
+  const std::string head = "k:\n  s_getpc_b64 s[16:17]\n.Lg:\n  s_add_u32 s16, s16, helper-.Lg\n"
+                           "  s_addc_u32 s17, s17, 0\n  s_swappc_b64 s[30:31], s[16:17]\n  s_endpgm\n.Lend:\n"
+                           "  .size k, .Lend-k\n";
+  auto module = [&](const std::string& callee) {
+    codeobject::Module m;
+    m.target = Target::gfx942;
+    auto p = parse_program(head + callee, m.target, "callee.s");
+    EXPECT_TRUE(p) << (p ? "" : p.error().str());
+    if (p) m.program = std::move(*p);
+    codeobject::KernelInfo k;
+    k.name = "k";
+    m.kernels.push_back(k);
+    return m;
+  };
+  const codeobject::Module m0 = module("helper:\n  v_mov_b32 v4, 0\n  v_mov_b32 v5, 0\n  s_setpc_b64 s[30:31]\n");
+  const codeobject::Module m1 = module("helper:\n  v_mov_b32 v4, 1\n  v_mov_b32 v5, 0\n  s_setpc_b64 s[30:31]\n");
+  verify::LaunchSpec launch;
+  launch.kernel = "k";
+  const std::vector<verify::LaunchSpec> shapes = {launch};
+  // Instruction ids in program order: i0 s_getpc, i1 s_add_u32, i2 s_addc, i3 s_swappc, i4 s_endpgm, i5..i7 helper.
+  verify::Exercised kernel_only, all;
+  for (std::uint32_t i = 0; i < 5; ++i) kernel_only.ran.insert(i);
+  for (std::uint32_t i = 0; i < 8; ++i) all.ran.insert(i);
+  auto changes = verify::unexercised_changes(m0, m1, shapes, kernel_only, kernel_only);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].kernel, "(code outside every kernel)");
+  EXPECT_NE(changes[0].what.find("K1 deletes or changes K0's i5 `v_mov_b32_e32 v4, 0`"), std::string::npos)
+      << changes[0].what;
+  EXPECT_NE(changes[1].what.find("K1 adds or changes i5 `v_mov_b32_e32 v4, 1`"), std::string::npos) << changes[1].what;
+  EXPECT_TRUE(verify::unexercised_changes(m0, m1, shapes, all, all).empty());
+  EXPECT_TRUE(verify::unexercised_changes(m0, m0, shapes, kernel_only, kernel_only).empty());
+
+  const codeobject::Module moved = module("  v_mov_b32 v4, 0\nhelper:\n  v_mov_b32 v5, 0\n  s_setpc_b64 s[30:31]\n");
+  verify::Exercised no_add = all;
+  no_add.ran.erase(1);
+  changes = verify::unexercised_changes(m0, moved, shapes, no_add, no_add);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_NE(changes[0].what.find("s_add_u32 s16, s16, helper-.Lg"), std::string::npos) << changes[0].what;
+  EXPECT_TRUE(verify::unexercised_changes(m0, moved, shapes, all, all).empty());
+  EXPECT_TRUE(verify::unexercised_changes(m0, m0, shapes, no_add, no_add).empty());
+}
+
+/// vec_add with a guarded region before its last s_endpgm (s14 holds the workgroup id x: `s_lshl_b32 s0, s14, 10`).
+///  - `s_cmp_lg_u32 0, 0`: the branch skips the region on every launch. Neither the v_mov_b32 nor the s_waitcnt in
+///    it ever runs, and the inserted branch never falls through: the runs verified none of the three, and the gate
+///    rejects K1 ("coverage") naming them.
+///  - `s_cmp_eq_u32 0, 0`: the region runs (and is inert), but the branch is never taken: where it would jump is
+///    unverified, and a branch whose taken edge no run follows is rejected too.
+///  - `s_cmp_eq_u32 s14, 0`: workgroup 0 runs the region, the others jump over it: accepted.
 TEST(Unexercised, AChangeNoRunExecutesIsRejected) {
   ASMEVO_REQUIRE_CORPUS(dir);
   auto k0 = verify::load_code_object(triton(dir, "vec_add_f32"));
@@ -652,18 +733,101 @@ TEST(Unexercised, AChangeNoRunExecutesIsRejected) {
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent) << r->reason;
   EXPECT_EQ(r->rejected_by, "coverage") << r->reason;
-  EXPECT_NE(r->reason.find("no run of K1 executed"), std::string::npos) << r->reason;
-  EXPECT_NE(r->reason.find("s_waitcnt vmcnt(0)"), std::string::npos) << r->reason;
-  ASSERT_EQ(r->json["unexercised_changes"].size(), 2u) << r->json["unexercised_changes"].dump();
-  EXPECT_NE(r->json["unexercised_changes"][1]["what"].get<std::string>().find("v_mov_b32_e32 v4, 0"), std::string::npos)
-      << r->json["unexercised_changes"].dump();
+  EXPECT_EQ(r->json["coverage"], "checked");
+  ASSERT_EQ(r->json["unexercised_changes"].size(), 3u) << r->json["unexercised_changes"].dump();
+  auto what = [](const verify::Receipt& v, std::size_t i) {
+    return v.json["unexercised_changes"][i]["what"].get<std::string>();
+  };
+  EXPECT_NE(what(*r, 0).find("s_cbranch_scc0"), std::string::npos) << what(*r, 0);
+  EXPECT_NE(what(*r, 0).find("fell through"), std::string::npos) << what(*r, 0);
+  EXPECT_NE(what(*r, 1).find("s_waitcnt vmcnt(0)"), std::string::npos) << what(*r, 1);
+  EXPECT_NE(what(*r, 2).find("v_mov_b32_e32 v4, 0"), std::string::npos) << what(*r, 2);
+  EXPECT_NE(r->reason.find("s_cbranch_scc0"), std::string::npos) << r->reason;
 
-  auto always = guarded("s_cmp_eq_u32 0, 0");
-  ASSERT_TRUE(always);
-  auto a = verify::differential_verify(*k0, *always, *shapes, exec);
+  auto untaken = guarded("s_cmp_eq_u32 0, 0");
+  ASSERT_TRUE(untaken);
+  auto u = verify::differential_verify(*k0, *untaken, *shapes, exec);
+  ASSERT_TRUE(u) << u.error().str();
+  EXPECT_EQ(u->verdict, verify::Verdict::not_equivalent) << u->reason;
+  EXPECT_EQ(u->rejected_by, "coverage") << u->reason;
+  ASSERT_EQ(u->json["unexercised_changes"].size(), 1u) << u->json["unexercised_changes"].dump();
+  EXPECT_NE(what(*u, 0).find("s_cbranch_scc0"), std::string::npos) << what(*u, 0);
+
+  auto both = guarded("s_cmp_eq_u32 s14, 0");
+  ASSERT_TRUE(both);
+  auto a = verify::differential_verify(*k0, *both, *shapes, exec);
   ASSERT_TRUE(a) << a.error().str();
   EXPECT_EQ(a->verdict, verify::Verdict::equivalent) << a->rejected_by << ": " << a->reason;
   EXPECT_TRUE(a->json["unexercised_changes"].empty()) << a->json["unexercised_changes"].dump();
+}
+
+/// A vector instruction issued with no lane enabled changes nothing, so a run through it does not exercise it: K1
+/// adds `v_mov_b32 v4, 0` before vec_add's last s_endpgm with EXEC cleared around it (s[0:1] is dead there), and the
+/// gate rejects it naming that instruction; with EXEC left alone the same insertion runs with lanes on and passes.
+TEST(Unexercised, AVectorInstructionRunWithNoLaneEnabledIsNotExercised) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(triton(dir, "vec_add_f32"));
+  ASSERT_TRUE(k0);
+  auto with = [&](const std::string& exec_line) {
+    return edited_k1(*k0, [&](std::string& t) {
+      const std::size_t end = t.rfind("\ts_endpgm");
+      ASSERT_NE(end, std::string::npos);
+      t.insert(end, "\ts_mov_b64 s[0:1], exec\n\t" + exec_line + "\n\tv_mov_b32 v4, 0\n\ts_mov_b64 exec, s[0:1]\n");
+    });
+  };
+  auto shapes = verify::read_launch_file(launch_file("vec_add_f32"));
+  ASSERT_TRUE(shapes);
+  verify::EmuExecutor exec;
+  auto off = with("s_mov_b64 exec, 0");
+  ASSERT_TRUE(off);
+  auto r = verify::differential_verify(*k0, *off, *shapes, exec);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent) << r->reason;
+  EXPECT_EQ(r->rejected_by, "coverage") << r->reason;
+  ASSERT_EQ(r->json["unexercised_changes"].size(), 1u) << r->json["unexercised_changes"].dump();
+  EXPECT_NE(r->reason.find("v_mov_b32_e32 v4, 0"), std::string::npos) << r->reason;
+  EXPECT_NE(r->reason.find("with a lane enabled"), std::string::npos) << r->reason;
+
+  auto on = with("s_or_b64 exec, exec, 0");
+  ASSERT_TRUE(on);
+  auto a = verify::differential_verify(*k0, *on, *shapes, exec);
+  ASSERT_TRUE(a) << a.error().str();
+  EXPECT_EQ(a->verdict, verify::Verdict::equivalent) << a->rejected_by << ": " << a->reason;
+}
+
+/// K0 here is vec_add with a branch that no launch takes (`s_cmp_eq_u32 0, 0; s_cbranch_scc0`) over an inert
+/// v_mov_b32 before the last s_endpgm; K1 moves the branch's label above the v_mov_b32. Every instruction is the
+/// same and every one runs, but the branch's target moved and no run jumps there: rejected. With a condition some
+/// workgroups take (s14, the workgroup id, is 0), both objects' branches are taken and fall through: accepted.
+TEST(Unexercised, AMovedTargetNoRunJumpsToIsRejected) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto base = verify::load_code_object(triton(dir, "vec_add_f32"));
+  ASSERT_TRUE(base);
+  auto variant = [&](const std::string& cmp, bool label_first) {
+    return edited_k1(*base, [&](std::string& t) {
+      const std::size_t end = t.rfind("\ts_endpgm");
+      ASSERT_NE(end, std::string::npos);
+      t.insert(end, "\t" + cmp + "\n\ts_cbranch_scc0 .Lasmevo_over\n" +
+                        (label_first ? ".Lasmevo_over:\n\tv_mov_b32 v4, 0\n" : "\tv_mov_b32 v4, 0\n.Lasmevo_over:\n"));
+    });
+  };
+  auto shapes = verify::read_launch_file(launch_file("vec_add_f32"));
+  ASSERT_TRUE(shapes);
+  verify::EmuExecutor exec;
+  auto k0 = variant("s_cmp_eq_u32 0, 0", false), k1 = variant("s_cmp_eq_u32 0, 0", true);
+  ASSERT_TRUE(k0 && k1);
+  auto r = verify::differential_verify(*k0, *k1, *shapes, exec);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent) << r->reason;
+  EXPECT_EQ(r->rejected_by, "coverage") << r->reason;
+  EXPECT_NE(r->reason.find("s_cbranch_scc0"), std::string::npos) << r->reason;
+  EXPECT_NE(r->reason.find("both took"), std::string::npos) << r->reason;
+
+  auto t0 = variant("s_cmp_eq_u32 s14, 0", false), t1 = variant("s_cmp_eq_u32 s14, 0", true);
+  ASSERT_TRUE(t0 && t1);
+  auto a = verify::differential_verify(*t0, *t1, *shapes, exec);
+  ASSERT_TRUE(a) << a.error().str();
+  EXPECT_EQ(a->verdict, verify::Verdict::equivalent) << a->rejected_by << ": " << a->reason;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -470,6 +471,39 @@ namespace detail {
   return idx;
 }
 
+/// The instructions of `m` that belong to no kernel (detail::kernel_code): what a call or an indirect jump may reach.
+[[nodiscard]] inline std::vector<std::size_t> other_code(const codeobject::Module& m, const analysis::Cfg& g) {
+  std::vector<bool> owned(m.program.items.size(), false);
+  for (const auto& k : m.kernels)
+    for (const std::size_t i : kernel_code(m.program, g, k.name)) owned[i] = true;
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < m.program.items.size(); ++i)
+    if (m.program.items[i].kind == Item::Kind::inst && !owned[i]) idx.push_back(i);
+  return idx;
+}
+
+/// Whether `in` is a branch with a symbolic target (a label operand): s_branch, s_cbranch_*, s_call_b64. A branch
+/// without one (s_setpc_b64: LLVM marks it isBranch but not isIndirectBranch) jumps through a register.
+[[nodiscard]] inline bool direct_branch(const Inst& in) {
+  const auto& f = isa::forms(in.target)[in.form];
+  if (!f.has(isa::prop::branch) || f.has(isa::prop::indirect_branch)) return false;
+  const auto ops = isa::operands(f);
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+    if (ops[k].kind == isa::Kind::label && in.ops[k].kind == Operand::Kind::expr) return true;
+  return false;
+}
+
+/// Whether any of the instructions `idx` of `p` calls (s_swappc_b64, s_call_b64) or jumps through a register
+/// (a branch without a label operand, as analysis::build_cfg decides): code outside the kernel may then run.
+[[nodiscard]] inline bool leaves_kernel(const Program& p, std::span<const std::size_t> idx) {
+  for (const std::size_t i : idx) {
+    const Inst& in = p.items[i].inst;
+    const auto& f = isa::forms(in.target)[in.form];
+    if (f.has(isa::prop::call) || (f.has(isa::prop::branch) && !direct_branch(in))) return true;
+  }
+  return false;
+}
+
 /// `in` printed without its id, each branch-target operand (a form operand of kind label) replaced by
 /// `target(label text)`.
 template <class F>
@@ -676,10 +710,7 @@ struct UnlaunchedChange {
       continue;
     }
     const auto c0 = detail::kernel_code(m0.program, g0, k0->name), c1 = detail::kernel_code(m1.program, g1, k0->name);
-    for (const std::size_t i : c0) {
-      const auto& f = isa::forms(m0.program.items[i].inst.target)[m0.program.items[i].inst.form];
-      calls = calls || f.has(isa::prop::call) || f.has(isa::prop::indirect_branch);
-    }
+    calls = calls || detail::leaves_kernel(m0.program, c0);
     if (std::string d = first_difference(c0, c1); !d.empty()) {
       out.push_back({k0->name, "its code differs from K0's: " + d});
       continue;
@@ -694,16 +725,7 @@ struct UnlaunchedChange {
   }
   if (calls) {
     // Code outside every kernel: what a call may reach. Compared whole, since which of it a call reaches is not known.
-    auto orphans = [](const codeobject::Module& m, const analysis::Cfg& g) {
-      std::vector<bool> owned(m.program.items.size(), false);
-      for (const auto& k : m.kernels)
-        for (const std::size_t i : detail::kernel_code(m.program, g, k.name)) owned[i] = true;
-      std::vector<std::size_t> idx;
-      for (std::size_t i = 0; i < m.program.items.size(); ++i)
-        if (m.program.items[i].kind == Item::Kind::inst && !owned[i]) idx.push_back(i);
-      return idx;
-    };
-    if (std::string d = first_difference(orphans(m0, g0), orphans(m1, g1)); !d.empty())
+    if (std::string d = first_difference(detail::other_code(m0, g0), detail::other_code(m1, g1)); !d.empty())
       for (const auto* k0 : idle) {
         bool listed = false;
         for (const auto& u : out) listed = listed || u.kernel == k0->name;
@@ -714,18 +736,40 @@ struct UnlaunchedChange {
   return out;
 }
 
+/// What the runs of one side (K0's or K1's) exercised, as instruction id values: the instructions issued with an
+/// effect (a vector one with some lane enabled: RunOutcome::executed), the branches taken, and the conditional
+/// branches not taken.
+struct Exercised {
+  std::set<std::uint32_t> ran, taken, fell_through;
+  bool known = true;  ///< false when some run's executor could not tell (a device)
+
+  void add(const RunOutcome& o) {
+    if (!o.executed || !o.taken || !o.fell_through) {
+      known = false;
+      return;
+    }
+    for (const InstId id : *o.executed) ran.insert(id.value);
+    for (const InstId id : *o.taken) taken.insert(id.value);
+    for (const InstId id : *o.fell_through) fell_through.insert(id.value);
+  }
+};
+
 /// The instructions of launched kernels that K1 changed (inserted, deleted, replaced, moved, or a branch whose target
-/// moved) and that no run executed: in K0 for what K1 deleted or replaced (`ran0`), in K1 for what it inserted
-/// (`ran1`), as instruction id values. A change no run executes is unverified -- the runs cannot tell it from K0 --
-/// so the gate rejects it (the launch file must exercise it) rather than accept it on the strength of other code.
-/// Each kernel's code is aligned as new_static_findings aligns it (detail::kernel_code, branch targets left out of the
-/// text); a matched branch counts as changed when its target's first instruction is not matched to K0's. At most
-/// `max` changes are listed per kernel.
+/// moved) and that the runs did not exercise: in K0 for what K1 deleted or replaced (`e0`), in K1 for what it
+/// inserted (`e1`). An instruction is exercised when some run issued it with an effect (a vector one with EXEC != 0);
+/// a changed branch, when some run also took it and, for a conditional one, some run fell through it -- a moved
+/// target that no run jumps to is not verified by the runs. A change not exercised is unverified -- the runs cannot
+/// tell it from K0 -- so the gate rejects it (the launch file must exercise it) rather than accept it on the strength
+/// of other code. When a launched kernel calls or jumps through a register, the code outside every kernel
+/// (detail::other_code) is checked the same way, as one more unit.
+/// Each unit's code is aligned as new_static_findings aligns it (detail::tokens_of, branch targets left out of the
+/// text); a matched instruction counts as changed when it names a label (a branch target, or a label in an
+/// expression: s_add_u32 s0, s0, L@rel32@lo+4) whose first instruction is not matched to that of K0's label of
+/// the same operand. At most `max` changes are listed per unit.
 [[nodiscard]] inline std::vector<UnlaunchedChange> unexercised_changes(const codeobject::Module& m0,
                                                                       const codeobject::Module& m1,
                                                                       std::span<const LaunchSpec> shapes,
-                                                                      const std::set<std::uint32_t>& ran0,
-                                                                      const std::set<std::uint32_t>& ran1,
+                                                                      const Exercised& e0, const Exercised& e1,
                                                                       std::size_t max = 3) {
   std::vector<UnlaunchedChange> out;
   const auto run = detail::launched_names(m0, shapes);
@@ -734,43 +778,101 @@ struct UnlaunchedChange {
   const auto l0 = detail::label_targets(m0.program), l1 = detail::label_targets(m1.program);
   std::unordered_map<std::string, std::uint32_t> tokens;
   auto token_seq = [&](const Program& p, std::span<const std::size_t> idx) { return detail::tokens_of(p, idx, tokens); };
-  // The item index a branch of `in` targets (its first label operand), or nullopt.
-  auto target_of = [](const Inst& in, const std::unordered_map<std::string, std::size_t>& labels)
-      -> std::optional<std::size_t> {
-    const auto ops = isa::operands(isa::forms(in.target)[in.form]);
-    for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
-      if (ops[k].kind == isa::Kind::label && in.ops[k].kind == Operand::Kind::expr) {
-        const auto t = labels.find(in.ops[k].text);
-        return t == labels.end() ? std::optional<std::size_t>(~std::size_t{0}) : std::optional<std::size_t>(t->second);
+  // The item indexes (first instruction after the label; ~0 for an unknown label) of the labels `in` names, in
+  // operand order: its branch target, and every label an expression operand mentions.
+  auto targets_of = [](const Inst& in, const std::unordered_map<std::string, std::size_t>& labels) {
+    std::vector<std::size_t> t;
+    for (const auto& o : in.ops) {
+      if (o.kind != Operand::Kind::expr) continue;
+      for (std::size_t k = 0; k < o.text.size();) {
+        const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; };
+        if (!ident(o.text[k])) {
+          ++k;
+          continue;
+        }
+        std::size_t e = k;
+        while (e < o.text.size() && ident(o.text[e])) ++e;
+        if (const auto l = labels.find(o.text.substr(k, e - k)); l != labels.end()) t.push_back(l->second);
+        k = e;
       }
-    return std::nullopt;
+    }
+    return t;
   };
+  auto is_branch = [](const Inst& in) { return detail::direct_branch(in); };
+  auto is_vector = [](const Inst& in) {
+    using namespace isa::prop;
+    return (isa::forms(in.target)[in.form].props & (valu | vmem | flat | ds | mfma)) != 0;
+  };
+  // The item index of the first instruction after item `i` of `p` (p.items.size() when none).
+  auto next_inst = [](const Program& p, std::size_t i) {
+    while (++i < p.items.size() && p.items[i].kind != Item::Kind::inst) {
+    }
+    return i;
+  };
+  // Whether the runs of one side exercised item `item` of `p` (see above). A branch to the instruction right after
+  // it has one edge only (the emulator records it as falling through): ran is enough.
+  auto exercised = [&](const Program& p, std::size_t item, const Exercised& e,
+                       const std::unordered_map<std::string, std::size_t>& labels) {
+    const Inst& in = p.items[item].inst;
+    if (!e.ran.contains(in.id.value)) return false;
+    if (!is_branch(in)) return true;
+    const auto t = targets_of(in, labels);
+    if (!t.empty() && t.front() == next_inst(p, item)) return true;
+    if (!e.taken.contains(in.id.value)) return false;
+    return !isa::forms(in.target)[in.form].has(isa::prop::cond_branch) || e.fell_through.contains(in.id.value);
+  };
+  // Every unit is aligned first, so that a label in one unit named from another (a callee's entry, named by the
+  // caller's s_add_u32) is compared through the one map of matched items.
+  struct Unit {
+    std::string name;
+    std::vector<std::size_t> c0, c1;
+    std::vector<std::uint8_t> kept0, kept1;
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  };
+  std::vector<Unit> units;
+  bool calls = false;
   for (const auto& k : m0.kernels) {
     if (std::find(run->begin(), run->end(), k.name) == run->end()) continue;
-    const auto c0 = detail::kernel_code(m0.program, g0, k.name), c1 = detail::kernel_code(m1.program, g1, k.name);
-    const auto pairs = align(token_seq(m0.program, c0), token_seq(m1.program, c1));
-    std::vector<std::uint8_t> kept0(c0.size(), 0), kept1(c1.size(), 0);
-    std::unordered_map<std::size_t, std::size_t> item0_to_item1;
-    for (const auto& [a, b] : pairs) kept0[a] = kept1[b] = 1, item0_to_item1[c0[a]] = c1[b];
-    for (std::size_t n = 0; n < pairs.size(); ++n) {
-      const auto [a, b] = pairs[n];
-      const auto t0 = target_of(m0.program.items[c0[a]].inst, l0), t1 = target_of(m1.program.items[c1[b]].inst, l1);
-      if (!t0 && !t1) continue;
-      const auto it = t0 ? item0_to_item1.find(*t0) : item0_to_item1.end();
-      if (!t0 || !t1 || it == item0_to_item1.end() || it->second != *t1) kept0[a] = kept1[b] = 0;
+    Unit u{k.name, detail::kernel_code(m0.program, g0, k.name), detail::kernel_code(m1.program, g1, k.name), {}, {}, {}};
+    calls = calls || detail::leaves_kernel(m0.program, u.c0) || detail::leaves_kernel(m1.program, u.c1);
+    units.push_back(std::move(u));
+  }
+  if (calls) units.push_back(Unit{"(code outside every kernel)", detail::other_code(m0, g0), detail::other_code(m1, g1), {}, {}, {}});
+  std::unordered_map<std::size_t, std::size_t> item0_to_item1;
+  for (Unit& u : units) {
+    u.pairs = align(token_seq(m0.program, u.c0), token_seq(m1.program, u.c1));
+    u.kept0.assign(u.c0.size(), 0);
+    u.kept1.assign(u.c1.size(), 0);
+    for (const auto& [a, b] : u.pairs) u.kept0[a] = u.kept1[b] = 1, item0_to_item1[u.c0[a]] = u.c1[b];
+  }
+  for (Unit& u : units) {
+    for (const auto& [a, b] : u.pairs) {
+      const auto t0 = targets_of(m0.program.items[u.c0[a]].inst, l0), t1 = targets_of(m1.program.items[u.c1[b]].inst, l1);
+      bool same = t0.size() == t1.size();
+      for (std::size_t n = 0; same && n < t0.size(); ++n) {
+        const auto it = item0_to_item1.find(t0[n]);
+        // A label past the last instruction (item count) matches the same position on the other side.
+        same = it != item0_to_item1.end() ? it->second == t1[n]
+                                          : t0[n] == m0.program.items.size() && t1[n] == m1.program.items.size();
+      }
+      if (!same) u.kept0[a] = u.kept1[b] = 0;
     }
     std::size_t listed = 0;
     auto report = [&](const Program& p, std::size_t item, bool k1) {
       const Inst& in = p.items[item].inst;
       if (listed++ < max)
-        out.push_back({k.name, std::string(k1 ? "K1 adds or changes " : "K1 deletes or changes K0's ") +
+        out.push_back({u.name, std::string(k1 ? "K1 adds or changes " : "K1 deletes or changes K0's ") +
                                    detail::id_text(in.id) + " `" + print_inst(in) + "`, which no run of " +
-                                   (k1 ? "K1" : "K0") + " executed: the launch file does not exercise the change"});
+                                   (k1 ? "K1" : "K0") +
+                                   (is_branch(in)   ? " both took and (if conditional) fell through"
+                                    : is_vector(in) ? " executed with a lane enabled"
+                                                    : " executed") +
+                                   ": the launch file does not exercise the change"});
     };
-    for (std::size_t a = 0; a < c0.size(); ++a)
-      if (!kept0[a] && !ran0.contains(m0.program.items[c0[a]].inst.id.value)) report(m0.program, c0[a], false);
-    for (std::size_t b = 0; b < c1.size(); ++b)
-      if (!kept1[b] && !ran1.contains(m1.program.items[c1[b]].inst.id.value)) report(m1.program, c1[b], true);
+    for (std::size_t a = 0; a < u.c0.size(); ++a)
+      if (!u.kept0[a] && !exercised(m0.program, u.c0[a], e0, l0)) report(m0.program, u.c0[a], false);
+    for (std::size_t b = 0; b < u.c1.size(); ++b)
+      if (!u.kept1[b] && !exercised(m1.program, u.c1[b], e1, l1)) report(m1.program, u.c1[b], true);
   }
   return out;
 }
@@ -940,13 +1042,7 @@ template <Executor E>
   // (e) Runs.
   std::uint64_t next_seed = opt.seed;
   // What the runs executed, per side (instruction id values), while every run of that side can tell (the emulator).
-  std::set<std::uint32_t> ran0, ran1;
-  bool ran_known0 = true, ran_known1 = true;
-  auto note_ran = [](const RunOutcome& o, std::set<std::uint32_t>& ran, bool& known) {
-    if (!o.executed) known = false;
-    else
-      for (const InstId id : *o.executed) ran.insert(id.value);
-  };
+  Exercised ran0, ran1;
   OJson shapes_json = OJson::array();
   bool verdict = false;  // a run decided (the receipt's verdict fields are set)
   for (std::size_t si = 0; si < shapes.size() && !verdict; ++si) {
@@ -1039,7 +1135,7 @@ template <Executor E>
           return finish(Verdict::k0_failed, "run", "K0 itself writes into the guard bytes of arg" + std::to_string(b.arg) +
                                                        " (" + where + ", offset " + std::to_string(*b.guard_hit) + ")");
         }
-      note_ran(*o0, ran0, ran_known0);
+      ran0.add(*o0);
       OJson k1_runs = OJson::array();
       for (std::uint32_t s = 0; s < opt.schedules && !verdict; ++s) {
         RunRequest rq1{t, next_seed++};
@@ -1065,7 +1161,9 @@ template <Executor E>
           verdict = true;
           break;
         }
-        note_ran(*o1, ran1, ran_known1);
+        ran1.add(*o1);
+        if (!o0->lds_extent || !o1->lds_extent) j["lds_bound"] = "not checked: the executor cannot tell how far a run reached into LDS";
+        else if (!j.contains("lds_bound")) j["lds_bound"] = "checked";
         if (const auto why = detail::lds_overreach(k0.module.metadata, k1.module.metadata, run_spec, *o0, *o1)) {
           k1_runs.push_back(std::move(kj));
           (void)finish(Verdict::not_equivalent, "run", *why + " (" + where + ")");
@@ -1126,7 +1224,10 @@ template <Executor E>
   j["shapes"] = std::move(shapes_json);
   if (verdict) return std::move(r);
   // (f) Every change must have run: code no run executes is not verified by them.
-  if (ran_known0 && ran_known1) {
+  if (!ran0.known || !ran1.known) {
+    j["coverage"] = "not checked: the executor cannot tell which instructions ran";
+  } else {
+    j["coverage"] = "checked";
     const auto unexercised = unexercised_changes(k0.module, k1.module, shapes, ran0, ran1);
     OJson uj = OJson::array();
     for (const auto& u : unexercised) uj.push_back({{"kernel", u.kernel}, {"what", u.what}});

@@ -70,6 +70,8 @@ class EmuExecutor {
     out.kernarg = std::move(res->kernarg);
     out.lds_extent = res->lds_extent;
     out.executed = std::move(res->executed);
+    out.taken = std::move(res->taken);
+    out.fell_through = std::move(res->fell_through);
     out.buffers.reserve(res->buffers.size());
     for (auto& b : res->buffers) out.buffers.push_back(OutBuffer{b.arg, std::move(b.bytes), std::nullopt});
     return out;

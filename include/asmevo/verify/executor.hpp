@@ -82,8 +82,11 @@ struct RunOutcome {
   std::vector<OutBuffer> buffers;          ///< every buffer argument, in argument order
   /// One past the highest LDS byte the run touched, when the executor can tell (the emulator can; a device cannot).
   std::optional<std::uint64_t> lds_extent;
-  /// The instructions the run issued, when the executor can tell (the emulator can; a device cannot).
+  /// The instructions the run issued with an effect (a vector one with some lane enabled), when the executor can
+  /// tell (the emulator can; a device cannot).
   std::optional<std::vector<InstId>> executed;
+  /// The branches the run took, and the conditional branches it did not take, when the executor can tell.
+  std::optional<std::vector<InstId>> taken, fell_through;
   [[nodiscard]] bool ok() const noexcept { return stop == StopKind::none; }
 };
 

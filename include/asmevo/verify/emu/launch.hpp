@@ -45,6 +45,9 @@ struct EmulateOptions {
   /// Check the wait-state rules (analysis/hazard_rules.hpp) as instructions run: an instruction issued closer to its
   /// producer than a rule allows stops the run with a hazard violation naming both. Off: no before hook.
   bool hazards = true;
+  /// Start the registers the initial state leaves undefined as seeded garbage (the default; see emulate), or as
+  /// zeros (false).
+  bool garbage_registers = true;
 };
 
 /// One argument's buffer after the run.
@@ -62,8 +65,11 @@ struct EmulateResult {
   std::uint64_t wave_instructions = 0;
   /// One past the highest LDS byte any access touched in any workgroup (0: no LDS access), up to the stop.
   std::uint64_t lds_extent = 0;
-  /// The instructions some wave issued (ids, in address order), up to the stop.
+  /// The instructions some wave issued with an effect (ids, in address order), up to the stop: a vector
+  /// instruction counts only when some lane was enabled (EXEC != 0, no VSKIP).
   std::vector<InstId> executed;
+  /// The branches (isa::prop::branch) some wave took, and the conditional ones some wave did not take.
+  std::vector<InstId> taken, fell_through;
   std::uint64_t workgroups = 0;
   std::uint64_t waves = 0;
   double seconds = 0;              ///< host time spent running waves (not setup)
@@ -307,6 +313,27 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   const std::array<std::uint32_t, 4> private_vsharp = private_segment_vsharp(m);
   const bool arch_flat_scratch = has_architected_flat_scratch(module.target);
 
+  // The registers the initial state leaves undefined (AMDGPUUsage "Initial Kernel Execution State" sets only the
+  // enabled user and system SGPRs and the work-item-id VGPRs) start as garbage, as on hardware, where they hold
+  // whatever an earlier wave left: a kernel that reads one before writing it (a dropped `v_mov_b32 v76, 0` before
+  // an accumulation, an AGPR never zeroed) computes with garbage here too instead of a convenient zero. The garbage
+  // depends on the trial only (splitmix64 of it), so K0 and K1, and K1's schedules, start from the same bits.
+  std::vector<std::uint32_t> garbage_v, garbage_s;
+  if (opt.garbage_registers) {
+    std::uint64_t x = 0x9e3779b97f4a7c15ull * (opt.trial + 1) ^ 0x7f4a7c159e3779b9ull;
+    auto next = [&x] {
+      x += 0x9e3779b97f4a7c15ull;
+      std::uint64_t z = x;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      return static_cast<std::uint32_t>(z ^ (z >> 31));
+    };
+    garbage_v.resize(std::size_t{wave_lanes} * (std::min<std::uint32_t>(lay.vgprs, 256) + std::min<std::uint32_t>(lay.agprs, 256)));
+    for (auto& v : garbage_v) v = next();
+    garbage_s.resize(102);
+    for (auto& v : garbage_s) v = next();
+  }
+
   // Initial state of one wave (AMDGPUUsage "Initial Kernel Execution State": user SGPRs in the order of the
   // descriptor's enable bits, then kernarg preload SGPRs, then from USER_SGPR_COUNT the system SGPRs).
   // At most 2^32 workgroups (each dimension is already < 2^32; the product could overflow 64 bits).
@@ -316,6 +343,15 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   const std::uint64_t group_count = groups_xy * grid[2];
   auto setup_wave = [&](Wave& w, Workgroup& g, std::uint32_t wid, const std::array<std::uint32_t, 3>& gid) {
     init_wave(w, m, g, entry, wid, lay.vgprs, lay.agprs);
+    if (!garbage_v.empty()) {
+      const std::size_t nv = std::min<std::uint32_t>(lay.vgprs, 256), na = std::min<std::uint32_t>(lay.agprs, 256);
+      for (std::size_t r = 0; r < nv; ++r)
+        std::memcpy(w.row(static_cast<unsigned>(r)), garbage_v.data() + r * wave_lanes, sizeof(std::uint32_t) * wave_lanes);
+      for (std::size_t r = 0; r < na; ++r)
+        std::memcpy(w.row(static_cast<unsigned>(agpr_row0 + r)), garbage_v.data() + (nv + r) * wave_lanes,
+                    sizeof(std::uint32_t) * wave_lanes);
+      std::memcpy(w.s.data(), garbage_s.data(), sizeof(std::uint32_t) * garbage_s.size());
+    }
     w.vgpr_limit = lay.vgprs;
     w.agpr_limit = lay.agprs;
     w.sgpr_limit = lay.sgprs;
@@ -480,9 +516,14 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   res.wave_instructions = executed.load();
   res.lds_extent = lds_extent.load();
   for (std::size_t k = 0; k + 1 < code->ops.size(); ++k) {  // the last Op is the sentinel (decode.hpp)
-    bool hit = false;
-    for (const auto& r : ran) hit = hit || r[k];
-    if (hit) res.executed.push_back(code->ops[k].id);
+    std::uint8_t bits = 0;
+    for (const auto& r : ran) bits |= r[k];
+    if (bits & ran_bit::effect) res.executed.push_back(code->ops[k].id);
+    const isa::FormInfo* info = code->ops[k].info;
+    if (info && info->has(isa::prop::branch)) {
+      if (bits & ran_bit::jumped) res.taken.push_back(code->ops[k].id);
+      if ((bits & ran_bit::fell) && info->has(isa::prop::cond_branch)) res.fell_through.push_back(code->ops[k].id);
+    }
   }
   for (const auto& s : stops)
     if (s.kind != Stop::Kind::none) { res.stop = s; break; }

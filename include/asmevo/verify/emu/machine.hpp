@@ -461,10 +461,21 @@ inline bool step_special(Wave& w, const Op& op) {
 }
 }  // namespace detail
 
+/// Bits of Wave::ran (per Op index, ORed over every issue).
+namespace ran_bit {
+inline constexpr std::uint8_t effect = 1;   ///< issued with an effect: a scalar op, or a vector op with EXEC != 0 and no VSKIP
+inline constexpr std::uint8_t jumped = 2;   ///< the next PC was not the following Op (a branch taken, a call, a return)
+inline constexpr std::uint8_t fell = 4;     ///< the next PC was the following Op (a conditional branch not taken)
+}  // namespace ran_bit
+
 inline void step(Wave& w) {
   const Op& op = w.ops[w.pc];
-  if (w.ran) w.ran[w.pc] = 1;
+  const std::uint32_t at = w.pc;
+  // A vector op issued with no lane enabled (or under VSKIP) changes no VGPR or memory, so a run through it says
+  // nothing about it: it does not count as run (the gate's coverage check, differential.hpp, asks for an effect).
+  const bool effect = !w.ran || !detail::is_vector_op(op) || (w.exec() != 0 && !(w.vector_mode & Wave::vskip_on));
   if (!(w.vector_mode ? detail::step_special(w, op) : detail::issue_op(w, op))) return;
+  if (w.ran) w.ran[at] |= static_cast<std::uint8_t>((effect ? ran_bit::effect : 0) | (w.pc == at + 1 ? ran_bit::fell : ran_bit::jumped));
   if (++w.executed >= w.machine->options.instruction_limit)
     w.stop_with(Stop::Kind::limit, op, "wave " + std::to_string(w.wave_id) + " ran " + std::to_string(w.executed) +
                                            " instructions without ending (limit " +

@@ -213,7 +213,7 @@ struct Wave {
   /// State of the optional step hooks (Machine::hooks), owned by the launch; null when the hook is off.
   HazardState* hazards = nullptr;  ///< recent producers, for the wait-state rules (hazards.hpp)
   WaveTrace* trace = nullptr;      ///< the executed instruction stream, for the cost model (timing.hpp)
-  std::uint8_t* ran = nullptr;     ///< per Op index: set to 1 when the wave issues it (the launch's, per host thread)
+  std::uint8_t* ran = nullptr;     ///< per Op index: ran_bit flags ORed in when the wave issues it (the launch's, per host thread)
 
   // ---- register access -------------------------------------------------------------------------
   [[nodiscard]] LaneMask exec() const noexcept { return s[sc::exec] | static_cast<std::uint64_t>(s[sc::exec + 1]) << 32; }
