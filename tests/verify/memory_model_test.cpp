@@ -365,6 +365,39 @@ TEST(MemoryModel, CodeNoKernelReachesIsComparedToo) {
   EXPECT_EQ(d[0].access.kind, "wait");
 }
 
+TEST(MemoryModel, BranchAroundTheWritebackInACalleeIsRejected) {
+  // The release of BranchAroundTheWritebackIsRejected in code no kernel entry reaches (a callee `f` after k's
+  // s_endpgm, whose entry is a loop header so that it has a predecessor): K1 keeps the events' program order and
+  // skips buffer_wbl2 on an always-taken branch. The path relations hold from where control may enter that code.
+  const std::string head = "k:\n  s_endpgm\nf:\n  s_add_u32 s0, s0, -1\n  s_cmp_lg_u32 s0, 0\n"
+                           "  s_cbranch_scc1 f\n  global_store_dword v[0:1], v2, off\n";
+  const std::string tail = "  s_waitcnt vmcnt(0)\n  global_store_dword v[4:5], v3, off sc1\n  s_setpc_b64 s[30:31]\n";
+  const std::string k0 = head + "  buffer_wbl2 sc1\n" + tail;
+  const std::string k1 = head + "  s_cmp_eq_u32 0, 0\n  s_cbranch_scc1 .Lskip\n  buffer_wbl2 sc1\n.Lskip:\n" + tail;
+  auto d = verify::compare_memory_model(parse(k0, Target::gfx942), parse(k1, Target::gfx942));
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].kernel, "(code no kernel entry reaches)");
+  EXPECT_EQ(d[0].rule, "event_path") << all(d);
+  EXPECT_NE(d[0].message.find("buffer_wbl2"), std::string::npos) << d[0].message;
+  // A diamond of plain code there changes no relation, and K0 against itself has no difference.
+  const std::string k2 = head + "  buffer_wbl2 sc1\n  s_cmp_eq_u32 s1, 0\n  s_cbranch_scc1 .Lelse\n  v_mov_b32 v7, 1\n"
+                                "  s_branch .Ljoin\n.Lelse:\n  v_mov_b32 v7, 2\n.Ljoin:\n" + tail;
+  d = verify::compare_memory_model(parse(k0, Target::gfx942), parse(k2, Target::gfx942));
+  EXPECT_TRUE(d.empty()) << all(d);
+  d = verify::compare_memory_model(parse(k0, Target::gfx942), parse(k0, Target::gfx942));
+  EXPECT_TRUE(d.empty()) << all(d);
+
+  // The release in a second callee `g` after another callee `f`: the CFG joins f's s_setpc_b64 to every labelled
+  // block, g's entry included, yet g is still a place control enters, and the skip is still caught.
+  const std::string f = "k:\n  s_endpgm\nf:\n  v_mov_b32 v7, 1\n  s_setpc_b64 s[30:31]\ng:\n"
+                        "  global_store_dword v[0:1], v2, off\n";
+  d = verify::compare_memory_model(parse(f + "  buffer_wbl2 sc1\n" + tail, Target::gfx942),
+                                   parse(f + "  s_cmp_eq_u32 0, 0\n  s_cbranch_scc1 .Lskip\n  buffer_wbl2 sc1\n"
+                                             ".Lskip:\n" + tail, Target::gfx942));
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].rule, "event_path") << all(d);
+}
+
 TEST(MemoryModel, ScratchIsPrivate) {
   // Spill code (scratch) is per work-item: moving a scratch store across a release is no ordering change.
   const auto d = compare(R"(

@@ -32,7 +32,8 @@
 // data, plain loads are treated like plain stores (2 and 3 above). Private memory (scratch_* plain loads and stores)
 // is free everywhere: no other work-item can see it (AMDGPUUsage "Address Spaces": private is per work-item).
 // Code that no kernel entry reaches (callees reached through s_swappc_b64, dead code) is compared as one more
-// sequence, conservatively: there every s_waitcnt is an event too, compared by its counts.
+// sequence, conservatively: there every s_waitcnt is an event too, compared by its counts, and the events' path
+// relations hold from each place control may enter that code (detail::region_entries).
 //
 // Which cpol bits are scope and which are hints, from LLVM's SIMemoryLegalizer.cpp:
 //  - gfx940+ (gfx942, gfx950) vector memory: SC0 and SC1 encode the scope (SIGfx940CacheControl::
@@ -375,14 +376,19 @@ namespace bits {
 inline void set(std::vector<std::uint64_t>& s, std::size_t i) { s[i >> 6] |= std::uint64_t{1} << (i & 63); }
 }  // namespace bits
 
-/// Fills sk.before / sk.after / sk.always from block dominators and post-dominators of the code reachable from
-/// `entry` (iterative bit-vector dataflow; a block with no successor -- s_endpgm, an indirect branch -- leads to the
-/// end; a block that cannot reach the end post-dominates vacuously, and a run that loops forever stops anyway).
-inline void compute_paths(Skeleton& sk, const analysis::Cfg& g, std::uint32_t entry) {
-  const std::vector<std::uint32_t> rpo = g.reverse_post_order(entry);
-  const std::size_t nb = rpo.size(), w = (nb + 63) / 64;
+/// Fills sk.before / sk.after / sk.always from block dominators and post-dominators over the blocks `nodes` (each
+/// once; an order close to reverse post-order converges fastest), entered only at `entries` (a subset of `nodes`):
+/// iterative bit-vector dataflow; edges leaving `nodes` are ignored; a block with no successor -- s_endpgm, an
+/// indirect branch -- leads to the end; a block that cannot reach the end post-dominates vacuously, and a run that
+/// loops forever stops anyway. An event is "always" when its block post-dominates every entry that reaches it.
+inline void compute_paths(Skeleton& sk, const analysis::Cfg& g, std::span<const std::uint32_t> nodes,
+                          std::span<const std::uint32_t> entries) {
+  const std::size_t nb = nodes.size(), w = (nb + 63) / 64;
   std::vector<std::uint32_t> pos(g.blocks.size(), ~0u);
-  for (std::uint32_t k = 0; k < nb; ++k) pos[rpo[k]] = k;
+  for (std::uint32_t k = 0; k < nb; ++k) pos[nodes[k]] = k;
+  std::vector<std::uint8_t> is_entry(nb, 0);
+  for (const std::uint32_t e : entries)
+    if (pos[e] != ~0u) is_entry[pos[e]] = 1;
   const std::vector<std::uint64_t> all(w, ~std::uint64_t{0});
   std::vector<std::vector<std::uint64_t>> dom(nb, all), pdom(nb, all);
   auto meet = [&](std::vector<std::vector<std::uint64_t>>& sets, std::uint32_t k,
@@ -402,17 +408,23 @@ inline void compute_paths(Skeleton& sk, const analysis::Cfg& g, std::uint32_t en
     return true;
   };
   if (nb == 0) return;
-  dom[0].assign(w, 0);  // the entry is rpo[0]; only itself dominates it
-  bits::set(dom[0], 0);
+  for (std::uint32_t k = 0; k < nb; ++k)
+    if (is_entry[k]) {  // only itself dominates an entry
+      dom[k].assign(w, 0);
+      bits::set(dom[k], k);
+    }
   for (bool changed = true; changed;) {
     changed = false;
-    for (std::uint32_t k = 1; k < nb; ++k) changed |= meet(dom, k, g.pred[rpo[k]]);
+    for (std::uint32_t k = 0; k < nb; ++k)
+      if (!is_entry[k]) changed |= meet(dom, k, g.pred[nodes[k]]);
   }
   for (bool changed = true; changed;) {
     changed = false;
     for (std::uint32_t k = static_cast<std::uint32_t>(nb); k-- > 0;) {
-      const auto& su = g.succ[rpo[k]];
-      if (su.empty() || g.indirect[rpo[k]]) {
+      const auto& su = g.succ[nodes[k]];
+      bool leaves = false;  // an edge out of `nodes` leads to the end as far as this region can tell
+      for (const std::uint32_t b : su) leaves = leaves || pos[b] == ~0u;
+      if (su.empty() || g.indirect[nodes[k]] || leaves) {
         std::vector<std::uint64_t> v(w, 0);
         bits::set(v, k);
         if (v != pdom[k]) pdom[k] = std::move(v), changed = true;
@@ -421,6 +433,26 @@ inline void compute_paths(Skeleton& sk, const analysis::Cfg& g, std::uint32_t en
       }
     }
   }
+  // Per block: the entries that reach it (as bits over the entries' positions in `entries`).
+  std::vector<std::vector<std::uint64_t>> reached_from(nb, std::vector<std::uint64_t>((entries.size() + 63) / 64, 0));
+  for (std::size_t ei = 0; ei < entries.size(); ++ei) {
+    if (pos[entries[ei]] == ~0u) continue;
+    std::vector<std::uint32_t> stack{pos[entries[ei]]};
+    while (!stack.empty()) {
+      const std::uint32_t k = stack.back();
+      stack.pop_back();
+      if (bits::test(reached_from[k], ei)) continue;
+      bits::set(reached_from[k], ei);
+      if (g.indirect[nodes[k]]) continue;  // a return or computed jump: an exit here, as for pdom
+      for (const std::uint32_t s : g.succ[nodes[k]])
+        if (pos[s] != ~0u) stack.push_back(pos[s]);
+    }
+  }
+  auto post_dominates_entries = [&](std::uint32_t k) {
+    for (std::size_t ei = 0; ei < entries.size(); ++ei)
+      if (bits::test(reached_from[k], ei) && !bits::test(pdom[pos[entries[ei]]], k)) return false;
+    return true;
+  };
   const std::size_t ne = sk.events.size(), we = (ne + 63) / 64;
   std::vector<std::uint32_t> blk(ne);
   for (std::size_t e = 0; e < ne; ++e) blk[e] = pos[g.block_of[sk.events[e].item]];
@@ -429,7 +461,7 @@ inline void compute_paths(Skeleton& sk, const analysis::Cfg& g, std::uint32_t en
   sk.always.assign(we, 0);
   for (std::size_t a = 0; a < ne; ++a) {
     if (blk[a] == ~0u) continue;
-    if (bits::test(pdom[0], blk[a])) bits::set(sk.always, a);
+    if (post_dominates_entries(blk[a])) bits::set(sk.always, a);
     for (std::size_t b = 0; b < ne; ++b) {
       if (a == b || blk[b] == ~0u) continue;
       const bool same = blk[a] == blk[b], earlier = sk.events[a].item < sk.events[b].item;
@@ -697,6 +729,40 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
 
 }  // namespace detail
 
+namespace detail {
+/// Where control may enter the blocks `region` (ascending block indexes) from outside: each block of it with no
+/// predecessor in it other than an indirect branch (analysis::build_cfg joins every s_setpc_b64 to every labelled
+/// block, so a callee's entry, reached through s_swappc_b64, has only those; dead code has none), then, while some
+/// block is not reached from those, the first such block in program order (a callee whose entry is a loop header).
+/// Reaching does not follow an indirect branch's edges.
+[[nodiscard]] inline std::vector<std::uint32_t> region_entries(const analysis::Cfg& g,
+                                                               std::span<const std::uint32_t> region) {
+  std::vector<std::uint8_t> in(g.blocks.size(), 0), seen(g.blocks.size(), 0);
+  for (const std::uint32_t b : region) in[b] = 1;
+  std::vector<std::uint32_t> entries;
+  auto reach = [&](std::uint32_t from) {
+    std::vector<std::uint32_t> stack{from};
+    while (!stack.empty()) {
+      const std::uint32_t b = stack.back();
+      stack.pop_back();
+      if (seen[b]) continue;
+      seen[b] = 1;
+      if (g.indirect[b]) continue;
+      for (const std::uint32_t s : g.succ[b])
+        if (in[s]) stack.push_back(s);
+    }
+  };
+  for (const std::uint32_t b : region) {
+    bool has_pred = false;
+    for (const std::uint32_t p : g.pred[b]) has_pred = has_pred || (in[p] && !g.indirect[p]);
+    if (!has_pred) entries.push_back(b), reach(b);
+  }
+  for (const std::uint32_t b : region)
+    if (!seen[b]) entries.push_back(b), reach(b);
+  return entries;
+}
+}  // namespace detail
+
 /// Compares the memory ordering of `k1` with `k0`'s (see the file comment), kernel by kernel in K0's kernel order,
 /// then the code no kernel entry reaches. Returns the first difference of each kernel that has one (empty: K1 keeps
 /// K0's memory ordering). Kernels are the programs' `.amdhsa_kernel` blocks (or, in a program without any, its first
@@ -733,8 +799,9 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
     detail::Skeleton s1 = detail::skeleton_of(k1, g1, region(g1, *e1, reached1), false);
     detail::compute_fences(s0, k0, g0, *e0, k0.target);
     detail::compute_fences(s1, k1, g1, *e1, k1.target);
-    detail::compute_paths(s0, g0, *e0);
-    detail::compute_paths(s1, g1, *e1);
+    const std::uint32_t entry0[1] = {*e0}, entry1[1] = {*e1};
+    detail::compute_paths(s0, g0, g0.reverse_post_order(*e0), entry0);
+    detail::compute_paths(s1, g1, g1.reverse_post_order(*e1), entry1);
     if (auto d = detail::compare_skeletons(name, k0, s0, k1, s1)) out.push_back(std::move(*d));
   }
   // The code no kernel entry reaches, in program order (waits compared as events, no fence sets).
@@ -743,8 +810,10 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
     if (!reached0[b]) rest0.push_back(b);
   for (std::uint32_t b = 0; b < g1.blocks.size(); ++b)
     if (!reached1[b]) rest1.push_back(b);
-  const detail::Skeleton r0 = detail::skeleton_of(k0, g0, rest0, true);
-  const detail::Skeleton r1 = detail::skeleton_of(k1, g1, rest1, true);
+  detail::Skeleton r0 = detail::skeleton_of(k0, g0, rest0, true);
+  detail::Skeleton r1 = detail::skeleton_of(k1, g1, rest1, true);
+  detail::compute_paths(r0, g0, rest0, detail::region_entries(g0, rest0));
+  detail::compute_paths(r1, g1, rest1, detail::region_entries(g1, rest1));
   if (auto d = detail::compare_skeletons("(code no kernel entry reaches)", k0, r0, k1, r1)) out.push_back(std::move(*d));
   return out;
 }
