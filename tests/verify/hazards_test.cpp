@@ -144,6 +144,10 @@ TEST(Hazards, ValuSaluRules) {
       {"valu_sgpr_valu_read", Target::gfx942, 0, "", "v_cmp_eq_u32_e32 vcc, 0, v0", "v_add_u32_e32 v2, vcc_lo, v1", 2},
       {"valu_vgpr_readlane", Target::gfx942, 0, "", "v_mov_b32_e32 v1, v0", "v_readfirstlane_b32 s0, v1", 1},
       {"valu_exec_rw_lane", Target::gfx942, 0, "", "v_cmpx_eq_u32_e32 vcc, v0, v0", "v_readfirstlane_b32 s0, v1", 4},
+      {"valu_vgpr_permlane_swap", Target::gfx950, 0, "", "v_mov_b32_e32 v1, v0", "v_permlane32_swap_b32_e32 v2, v1", 2},
+      {"valu_vgpr_permlane_swap", Target::gfx950, 0, "", "v_mov_b32_e32 v2, v0", "v_permlane16_swap_b32_e32 v2, v1", 2},
+      {"valu_exec_permlane_swap", Target::gfx950, 0, "", "v_cmpx_eq_u32_e32 vcc, v0, v0",
+       "v_permlane32_swap_b32_e32 v2, v1", 4},
       {"dst_sel_result_valu_read", Target::gfx942, 0, "",
        "v_mov_b32_sdwa v1, v0 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:DWORD", "v_add_u32_e32 v2, v1, v1", 1},
       // DOT result read by another VALU: 3 (LLVM checkMAIVALUHazards DotWriteDifferentVALURead).

@@ -52,7 +52,8 @@ inline constexpr std::uint64_t
     rfe = 1ull << 25,          ///< s_rfe_b64
     any = 1ull << 26,          ///< every instruction
     mask_reader = 1ull << 27,  ///< v_addc_co_u32, v_subb_co_u32, v_subbrev_co_u32, v_cndmask_b32 (see role::mask_in)
-    flat_seg = 1ull << 28;     ///< FLAT/GLOBAL/SCRATCH (not MUBUF/MTBUF)
+    flat_seg = 1ull << 28,     ///< FLAT/GLOBAL/SCRATCH (not MUBUF/MTBUF)
+    permlane_swap = 1ull << 29;  ///< v_permlane16_swap_b32, v_permlane32_swap_b32 (gfx950)
 }  // namespace hz
 
 /// Operand roles of a register reference.
@@ -279,6 +280,20 @@ inline constexpr HazardRule hazard_rules[] = {
     {"valu_vgpr_readlane", tg::gfx94x, hz::valu, 0, 0, hz::read_lane, 0, 0, detail::vgpr_def, detail::vgpr_src0,
      Overlap::any, SameOp::either, 1, 0, 0, "a VALU writes the VGPR that v_readlane/v_readfirstlane reads",
      "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteVGPRReadlaneRead = 1); MI300 ISA (CDNA3) §4.5"},
+    {"valu_vgpr_permlane_swap", tg::gfx950, hz::valu, 0, 0, hz::permlane_swap, 0, 0, detail::vgpr_def,
+     detail::vgpr_use, Overlap::any, SameOp::either, 2, 0, 0,
+     "a VALU writes a VGPR that v_permlane16_swap/v_permlane32_swap reads (either operand: the swap reads both)",
+     "LLVM GCNHazardRecognizer::checkPermlaneHazards (VALUWritesVDstWaitStates = 2 for every explicit VGPR use; "
+     "llvm-project PR 117287)", 0, false,
+     "aiter gfx950 mla_a8w8_qh16_qseqlen1_gqaratio16: i990 v_cvt_pk_fp8_f32 writes v39, i992 v_permlane16_swap_b32 "
+     "reads it after 1 of 2 (and fmha fwd_hd128_bf16 chains swaps: i2498 v_permlane32_swap_b32 writes v104, i2500 "
+     "v_permlane16_swap_b32 reads it after 1)"},
+    {"valu_exec_permlane_swap", tg::gfx950, hz::valu, 0, 0, hz::permlane_swap, 0, 0, detail::exec_def,
+     detail::no_regs, Overlap::any, SameOp::either, 4, 0, 0,
+     "a VALU (v_cmpx) writes EXEC, then v_permlane16_swap/v_permlane32_swap",
+     "LLVM GCNHazardRecognizer::checkPermlaneHazards (VCmpXWritesExecWaitStates, llvm-project PR 117286); rocRoller "
+     "VCMPXWrite94x: gfx950 v_cmpx_* then v_permlane*: 4 NOPs. Any VALU writing EXEC counts here (the conservative "
+     "side)"},
     {"valu_exec_rw_lane", tg::gfx94x, hz::valu, 0, 0, 0, hz::read_lane | hz::rw_lane, 0, detail::exec_def,
      detail::no_regs, Overlap::any, SameOp::either, 4, 0, 0,
      "a VALU writes EXEC, then v_readlane/v_readfirstlane/v_writelane",
@@ -484,8 +499,7 @@ inline constexpr std::string_view hazard_rules_not_covered =
     "gfx90a: a DGEMM issued between a VALU write and a VMEM read of the same VGPR (LLVM checkMAIVALUHazards "
     "DMFMABetweenVALUWriteVMEMRead, a three-instruction pattern); LDS_DIRECT and VINTRP readers of M0 (graphics); "
     "exports (no compute kernel exports); s_setreg MODE.vskip and s_set_gpr_idx_on/VGPR indexing "
-    "(not encoded by LLVM's hazard recognizer); gfx950-only rules: v_permlane*_swap after a VALU write / v_cmpx "
-    "(checkPermlaneHazards) and v_cvt_scalef32* forwarding (hasCvtScaleForwardingHazard).";
+    "(not encoded by LLVM's hazard recognizer); gfx950's v_cvt_scalef32* forwarding (hasCvtScaleForwardingHazard).";
 
 /// The rules that apply to `t`, as indexes into hazard_rules (at most 64 per target: rule masks are 64-bit).
 struct TargetRules {
@@ -527,6 +541,7 @@ inline constexpr NamedClass named_classes[] = {
     {"v_div_fmas_f64", hz::div_fmas},       {"v_fma_f64", hz::fma64},
     {"v_fmac_f64", hz::fma64},              {"v_readfirstlane_b32", hz::read_lane},
     {"v_readlane_b32", hz::rw_lane | hz::read_lane}, {"v_writelane_b32", hz::rw_lane},
+    {"v_permlane16_swap_b32", hz::permlane_swap}, {"v_permlane32_swap_b32", hz::permlane_swap},
     {"v_addc_co_u32", hz::mask_reader},     {"v_subb_co_u32", hz::mask_reader},
     {"v_subbrev_co_u32", hz::mask_reader},  {"v_cndmask_b32", hz::mask_reader},
 };
