@@ -551,15 +551,15 @@ TEST(EquivalenceCorpus, VecAddLaunchFactsAndMutants) {
   for (std::size_t i = 0; i < p0.items.size() && !cmp; ++i)
     if (p0.items[i].kind == Item::Kind::inst && print_inst(p0.items[i].inst) == "v_cmp_gt_i32_e32 vcc, s8, v0") cmp = i;
   ASSERT_NE(cmp, 0u);
-  const std::uint32_t ns[] = {2048, 1000, 1030};  // n of each shape of the launch file
-  ASSERT_EQ(shapes->size(), 3u);
+  const std::uint32_t ns[] = {2048, 1000, 1030, 1300};  // n of each shape of the launch file
+  ASSERT_EQ(shapes->size(), 4u);
   std::vector<LaunchFacts> fs;
-  for (std::size_t k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < 4; ++k) {
     auto f = verify::launch_facts(k0->module, (*shapes)[k]);
     ASSERT_TRUE(f.has_value()) << f.error().message;
     fs.push_back(std::move(*f));
   }
-  for (std::size_t k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < 4; ++k) {
     auto kb = KnownBits::analyze(p0, fs[k]);
     ASSERT_TRUE(kb.has_value()) << kb.error().message;
     const auto s = kb->state_before(cmp);

@@ -92,7 +92,7 @@ TEST_F(VerifyCli, UneditedRebuildIsEquivalentAndTheReceiptIsWritten) {
   EXPECT_EQ(j["verdict"], "equivalent");
   EXPECT_EQ(j["executor"], "emu");
   EXPECT_EQ(j["kernel"], "vec_add");
-  EXPECT_EQ(j["shapes"].size(), 3u);
+  EXPECT_EQ(j["shapes"].size(), 4u);
   EXPECT_EQ(j["shapes"][0]["trials"][1]["inputs"][0]["seed"], 2);  // x of shape 0: seed 1 + trial 1
   EXPECT_EQ(slurp(k0), before0);
   EXPECT_EQ(slurp(same), before1);
