@@ -314,10 +314,12 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   const bool arch_flat_scratch = has_architected_flat_scratch(module.target);
 
   // The registers the initial state leaves undefined (AMDGPUUsage "Initial Kernel Execution State" sets only the
-  // enabled user and system SGPRs and the work-item-id VGPRs) start as garbage, as on hardware, where they hold
+  // enabled user and system SGPRs, EXEC and the work-item-id VGPRs) start as garbage, as on hardware, where they hold
   // whatever an earlier wave left: a kernel that reads one before writing it (a dropped `v_mov_b32 v76, 0` before
-  // an accumulation, an AGPR never zeroed) computes with garbage here too instead of a convenient zero. The garbage
-  // depends on the trial only (splitmix64 of it), so K0 and K1, and K1's schedules, start from the same bits.
+  // an accumulation, an AGPR never zeroed, a carry-in VCC nothing set) computes with garbage here too instead of a
+  // convenient zero. The garbage is a splitmix64 stream of the trial laid out for the whole file (256 VGPR rows,
+  // 256 AGPR rows, then SGPRs s0..s101, VCC and M0), whatever the kernel allocates, so K0 and K1, and K1's schedules,
+  // start from the same bits in the same register even when K1 allocates another count.
   std::vector<std::uint32_t> garbage_v, garbage_s;
   if (opt.garbage_registers) {
     std::uint64_t x = 0x9e3779b97f4a7c15ull * (opt.trial + 1) ^ 0x7f4a7c159e3779b9ull;
@@ -328,9 +330,9 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
       z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
       return static_cast<std::uint32_t>(z ^ (z >> 31));
     };
-    garbage_v.resize(std::size_t{wave_lanes} * (std::min<std::uint32_t>(lay.vgprs, 256) + std::min<std::uint32_t>(lay.agprs, 256)));
+    garbage_v.resize(std::size_t{wave_lanes} * 512);
     for (auto& v : garbage_v) v = next();
-    garbage_s.resize(102);
+    garbage_s.resize(105);  // s0..s101, vcc_lo, vcc_hi, m0
     for (auto& v : garbage_s) v = next();
   }
 
@@ -348,9 +350,12 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
       for (std::size_t r = 0; r < nv; ++r)
         std::memcpy(w.row(static_cast<unsigned>(r)), garbage_v.data() + r * wave_lanes, sizeof(std::uint32_t) * wave_lanes);
       for (std::size_t r = 0; r < na; ++r)
-        std::memcpy(w.row(static_cast<unsigned>(agpr_row0 + r)), garbage_v.data() + (nv + r) * wave_lanes,
+        std::memcpy(w.row(static_cast<unsigned>(agpr_row0 + r)), garbage_v.data() + (256 + r) * wave_lanes,
                     sizeof(std::uint32_t) * wave_lanes);
-      std::memcpy(w.s.data(), garbage_s.data(), sizeof(std::uint32_t) * garbage_s.size());
+      std::memcpy(w.s.data(), garbage_s.data(), sizeof(std::uint32_t) * 102);
+      w.s[sc::vcc] = garbage_s[102];
+      w.s[sc::vcc + 1] = garbage_s[103];
+      w.s[sc::m0] = garbage_s[104];
     }
     w.vgpr_limit = lay.vgprs;
     w.agpr_limit = lay.agprs;
