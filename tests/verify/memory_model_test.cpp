@@ -398,6 +398,23 @@ TEST(MemoryModel, BranchAroundTheWritebackInACalleeIsRejected) {
   EXPECT_EQ(d[0].rule, "event_path") << all(d);
 }
 
+TEST(MemoryModel, BranchToALabelledBlockInACalleeBesideAnotherIsRejected) {
+  // Callee f releases (buffer_wbl2) and then loops on an atomic at the labelled .Lloop; callee g follows. The CFG
+  // joins both s_setpc_b64 returns to .Lloop, yet the returns are no way into .Lloop: in K0 the write-back comes
+  // before the atomic on every path, and K1's branch from before the write-back straight to .Lloop breaks that.
+  const std::string head = "k:\n  s_endpgm\nf:\n  s_cmp_eq_u32 s0, 0\n  s_cbranch_scc1 .Ldone\n";
+  const std::string tail = "  buffer_wbl2 sc1\n  s_waitcnt vmcnt(0)\n.Lloop:\n  global_atomic_add v[0:1], v2, off sc1\n"
+                           "  s_cmp_eq_u32 s1, 0\n  s_cbranch_scc1 .Lloop\n.Ldone:\n  s_setpc_b64 s[30:31]\n"
+                           "g:\n  v_mov_b32 v7, 1\n  s_setpc_b64 s[30:31]\n";
+  auto d = verify::compare_memory_model(parse(head + tail, Target::gfx942),
+                                        parse(head + "  s_cbranch_vccz .Lloop\n" + tail, Target::gfx942));
+  ASSERT_EQ(d.size(), 1u) << all(d);
+  EXPECT_EQ(d[0].kernel, "(code no kernel entry reaches)");
+  EXPECT_EQ(d[0].rule, "event_path") << all(d);
+  d = verify::compare_memory_model(parse(head + tail, Target::gfx942), parse(head + tail, Target::gfx942));
+  EXPECT_TRUE(d.empty()) << all(d);
+}
+
 TEST(MemoryModel, ScratchIsPrivate) {
   // Spill code (scratch) is per work-item: moving a scratch store across a release is no ordering change.
   const auto d = compare(R"(

@@ -59,6 +59,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -381,8 +382,10 @@ inline void set(std::vector<std::uint64_t>& s, std::size_t i) { s[i >> 6] |= std
 /// iterative bit-vector dataflow; edges leaving `nodes` are ignored; a block with no successor -- s_endpgm, an
 /// indirect branch -- leads to the end; a block that cannot reach the end post-dominates vacuously, and a run that
 /// loops forever stops anyway. An event is "always" when its block post-dominates every entry that reaches it.
+/// `indirect_returns`: an indirect branch leaves the region (a callee's return) rather than reaching every labelled
+/// block of it, so its edges are no predecessors of dominance (see indirect_branches_return).
 inline void compute_paths(Skeleton& sk, const analysis::Cfg& g, std::span<const std::uint32_t> nodes,
-                          std::span<const std::uint32_t> entries) {
+                          std::span<const std::uint32_t> entries, bool indirect_returns = false) {
   const std::size_t nb = nodes.size(), w = (nb + 63) / 64;
   std::vector<std::uint32_t> pos(g.blocks.size(), ~0u);
   for (std::uint32_t k = 0; k < nb; ++k) pos[nodes[k]] = k;
@@ -413,10 +416,17 @@ inline void compute_paths(Skeleton& sk, const analysis::Cfg& g, std::span<const 
       dom[k].assign(w, 0);
       bits::set(dom[k], k);
     }
+  std::vector<std::vector<std::uint32_t>> direct_pred;  // predecessors other than indirect branches
+  if (indirect_returns) {
+    direct_pred.resize(nb);
+    for (std::uint32_t k = 0; k < nb; ++k)
+      for (const std::uint32_t q : g.pred[nodes[k]])
+        if (!g.indirect[q]) direct_pred[k].push_back(q);
+  }
   for (bool changed = true; changed;) {
     changed = false;
     for (std::uint32_t k = 0; k < nb; ++k)
-      if (!is_entry[k]) changed |= meet(dom, k, g.pred[nodes[k]]);
+      if (!is_entry[k]) changed |= meet(dom, k, indirect_returns ? direct_pred[k] : g.pred[nodes[k]]);
   }
   for (bool changed = true; changed;) {
     changed = false;
@@ -761,6 +771,50 @@ namespace detail {
     if (!seen[b]) entries.push_back(b), reach(b);
   return entries;
 }
+
+/// Whether the indirect branches of the blocks `region` (of `p`, whose CFG is `g`) can be taken for returns when
+/// computing dominators (compute_paths `indirect_returns`): no instruction of the region names, in an expression
+/// operand, a label that starts a block of the region other than one of `entries` -- what a long branch
+/// (s_getpc_b64; s_add_u32 s0, s0, L@rel32@lo+4; ...; s_setpc_b64) would jump to. Naming an entry is a call.
+[[nodiscard]] inline bool indirect_branches_return(const Program& p, const analysis::Cfg& g,
+                                                   std::span<const std::uint32_t> region,
+                                                   std::span<const std::uint32_t> entries) {
+  std::vector<std::uint8_t> inside(g.blocks.size(), 0);
+  for (const std::uint32_t b : region) inside[b] = 1;
+  for (const std::uint32_t e : entries) inside[e] = 0;
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; };
+  for (const std::uint32_t b : region)
+    for (const std::size_t i : g.blocks[b].insts) {
+      const Inst& in = p.items[i].inst;
+      const auto kinds = isa::operands(isa::forms(in.target)[in.form]);
+      for (std::size_t n = 0; n < in.ops.size(); ++n) {
+        const Operand& o = in.ops[n];
+        // Branch targets (operands of kind label) are the CFG's own edges; only addresses computed from a label count.
+        if (o.kind != Operand::Kind::expr || (n < kinds.size() && kinds[n].kind == isa::Kind::label)) continue;
+        for (std::size_t k = 0; k < o.text.size();) {
+          if (!ident(o.text[k])) {
+            ++k;
+            continue;
+          }
+          std::size_t e = k;
+          while (e < o.text.size() && ident(o.text[e])) ++e;
+          if (const auto t = g.block_named(o.text.substr(k, e - k)); t && inside[*t]) return false;
+          k = e;
+        }
+      }
+    }
+  return true;
+}
+
+/// The indirect branches of the blocks `region`, as text, sorted.
+[[nodiscard]] inline std::vector<std::string> indirect_branch_texts(const Program& p, const analysis::Cfg& g,
+                                                                    std::span<const std::uint32_t> region) {
+  std::vector<std::string> out;
+  for (const std::uint32_t b : region)
+    if (g.indirect[b] && !g.blocks[b].insts.empty()) out.push_back(print_inst(p.items[g.blocks[b].insts.back()].inst));
+  std::sort(out.begin(), out.end());
+  return out;
+}
 }  // namespace detail
 
 /// Compares the memory ordering of `k1` with `k0`'s (see the file comment), kernel by kernel in K0's kernel order,
@@ -812,8 +866,15 @@ namespace detail {
     if (!reached1[b]) rest1.push_back(b);
   detail::Skeleton r0 = detail::skeleton_of(k0, g0, rest0, true);
   detail::Skeleton r1 = detail::skeleton_of(k1, g1, rest1, true);
-  detail::compute_paths(r0, g0, rest0, detail::region_entries(g0, rest0));
-  detail::compute_paths(r1, g1, rest1, detail::region_entries(g1, rest1));
+  // Returns (s_setpc_b64) are joined to every labelled block by the CFG, which would leave no dominance between
+  // blocks of different callees: they are taken for returns when neither side has a long branch inside that code
+  // and both have the same indirect branches there; otherwise both sides keep the CFG's edges (conservative).
+  const auto en0 = detail::region_entries(g0, rest0), en1 = detail::region_entries(g1, rest1);
+  const bool returns = detail::indirect_branches_return(k0, g0, rest0, en0) &&
+                       detail::indirect_branches_return(k1, g1, rest1, en1) &&
+                       detail::indirect_branch_texts(k0, g0, rest0) == detail::indirect_branch_texts(k1, g1, rest1);
+  detail::compute_paths(r0, g0, rest0, en0, returns);
+  detail::compute_paths(r1, g1, rest1, en1, returns);
   if (auto d = detail::compare_skeletons("(code no kernel entry reaches)", k0, r0, k1, r1)) out.push_back(std::move(*d));
   return out;
 }
