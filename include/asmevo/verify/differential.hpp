@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -778,23 +777,15 @@ struct Exercised {
   const auto l0 = detail::label_targets(m0.program), l1 = detail::label_targets(m1.program);
   std::unordered_map<std::string, std::uint32_t> tokens;
   auto token_seq = [&](const Program& p, std::span<const std::size_t> idx) { return detail::tokens_of(p, idx, tokens); };
-  // The item indexes (first instruction after the label; ~0 for an unknown label) of the labels `in` names, in
+  // The item indexes (first instruction after the label) of the labels `in` names (others are skipped), in
   // operand order: its branch target, and every label an expression operand mentions.
   auto targets_of = [](const Inst& in, const std::unordered_map<std::string, std::size_t>& labels) {
     std::vector<std::size_t> t;
     for (const auto& o : in.ops) {
       if (o.kind != Operand::Kind::expr) continue;
-      for (std::size_t k = 0; k < o.text.size();) {
-        const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; };
-        if (!ident(o.text[k])) {
-          ++k;
-          continue;
-        }
-        std::size_t e = k;
-        while (e < o.text.size() && ident(o.text[e])) ++e;
-        if (const auto l = labels.find(o.text.substr(k, e - k)); l != labels.end()) t.push_back(l->second);
-        k = e;
-      }
+      detail::for_each_symbol(o.text, [&](std::string_view name) {
+        if (const auto l = labels.find(std::string(name)); l != labels.end()) t.push_back(l->second);
+      });
     }
     return t;
   };

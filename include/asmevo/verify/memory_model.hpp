@@ -772,6 +772,23 @@ namespace detail {
   return entries;
 }
 
+/// Calls `f(name)` for every symbol an expression operand's text names (`helper-.Lg0-4`: helper, .Lg0; numbers
+/// and relocation specifiers such as `rel32` are passed too: callers look the names up).
+template <class F>
+void for_each_symbol(std::string_view text, F&& f) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; };
+  for (std::size_t k = 0; k < text.size();) {
+    if (!ident(text[k])) {
+      ++k;
+      continue;
+    }
+    std::size_t e = k;
+    while (e < text.size() && ident(text[e])) ++e;
+    f(text.substr(k, e - k));
+    k = e;
+  }
+}
+
 /// Whether the indirect branches of the blocks `region` (of `p`, whose CFG is `g`) can be taken for returns when
 /// computing dominators (compute_paths `indirect_returns`): no instruction of the region names, in an expression
 /// operand, a label that starts a block of the region other than one of `entries` -- what a long branch
@@ -782,7 +799,6 @@ namespace detail {
   std::vector<std::uint8_t> inside(g.blocks.size(), 0);
   for (const std::uint32_t b : region) inside[b] = 1;
   for (const std::uint32_t e : entries) inside[e] = 0;
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; };
   for (const std::uint32_t b : region)
     for (const std::size_t i : g.blocks[b].insts) {
       const Inst& in = p.items[i].inst;
@@ -791,16 +807,12 @@ namespace detail {
         const Operand& o = in.ops[n];
         // Branch targets (operands of kind label) are the CFG's own edges; only addresses computed from a label count.
         if (o.kind != Operand::Kind::expr || (n < kinds.size() && kinds[n].kind == isa::Kind::label)) continue;
-        for (std::size_t k = 0; k < o.text.size();) {
-          if (!ident(o.text[k])) {
-            ++k;
-            continue;
-          }
-          std::size_t e = k;
-          while (e < o.text.size() && ident(o.text[e])) ++e;
-          if (const auto t = g.block_named(o.text.substr(k, e - k)); t && inside[*t]) return false;
-          k = e;
-        }
+        bool long_branch = false;
+        for_each_symbol(o.text, [&](std::string_view name) {
+          const auto t = g.block_named(name);
+          long_branch = long_branch || (t && inside[*t]);
+        });
+        if (long_branch) return false;
       }
     }
   return true;
