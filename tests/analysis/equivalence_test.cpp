@@ -417,6 +417,26 @@ TEST(Equivalence, DeletedExecRestore) {
   EXPECT_FALSE(partial.proven) << partial.reason;
 }
 
+// A changed constant that is stored, behind a loop of 1000 iterations (n from the kernarg segment): the symbolic
+// phase is cut inside the loop, where nothing differs yet, and the taint analysis must still visit the blocks after
+// it and find the store. (It once queued only blocks whose taint changed, so it never reached the window.)
+TEST(Equivalence, TaintAnalysisReachesAWindowBehindACut) {
+  constexpr const char* k0 = R"(
+k:
+  s_load_dword s11, s[0:1], 0x8
+  s_waitcnt lgkmcnt(0)
+.Lloop:
+  s_sub_u32 s11, s11, 1
+  s_cmp_lg_u32 s11, 0
+  s_cbranch_scc1 .Lloop
+  v_mov_b32_e32 v6, 0
+  global_store_dword v[8:9], v6, off
+  s_endpgm
+)";
+  const auto r = prove(k0, edit(k0, "v6, 0", "v6, 16"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
 // ---- what is not the prover's to decide ------------------------------------------------------------------------------
 
 TEST(Equivalence, IdenticalAndRefusedWindows) {

@@ -889,8 +889,9 @@ class EquivalenceProver {
       std::deque<std::uint32_t> work;
       std::vector<bool> queued(nb, false);
       auto merge = [&](std::uint32_t b, const std::vector<bool>& t) {
-        if (in[b].empty()) in[b].assign(detail::num_units, false);
-        bool ch = false;
+        // A block reached for the first time is run even with nothing tainted: the window may lie in it or beyond.
+        bool ch = in[b].empty();
+        if (ch) in[b].assign(detail::num_units, false);
         for (unsigned u = 0; u < t.size(); ++u)
           if (t[u] && !in[b][u]) in[b][u] = true, ch = true;
         if (ch && !queued[b]) queued[b] = true, work.push_back(b);
