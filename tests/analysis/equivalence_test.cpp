@@ -417,6 +417,55 @@ TEST(Equivalence, DeletedExecRestore) {
   EXPECT_FALSE(partial.proven) << partial.reason;
 }
 
+// A Triton store epilogue: column base c = 32 * tid (low five bits 0), bound n unknown (kernarg bytes 12..15), one
+// store per column under exec = E & (c + k < n), E restored in between. Dropping the first restore leaves
+// exec = E & (c|8 < n) at the second compare, so the second store runs under E & (c|8 < n) & (c|9 < n), which is
+// E & (c|9 < n) because c|9 = (c|8) + 1 (no wrap: signed c|9 < n). Neither the compares' terms nor the masks are
+// the same terms on the two sides; the proof needs the SAT query on the compare circuits. With c|7 second, the
+// first compare does not follow (n = c + 8), and the proof must fail.
+constexpr const char* kChain = R"(
+k:
+  s_load_dwordx2 s[8:9], s[0:1], 0x0
+  s_load_dword s10, s[0:1], 0xc
+  v_lshlrev_b32_e32 v1, 5, v0
+  v_mov_b32_e32 v5, 0
+  s_waitcnt lgkmcnt(0)
+  v_or_b32_e32 v2, 8, v1
+  v_cmp_gt_i32_e32 vcc, s10, v2
+  s_and_saveexec_b64 s[2:3], vcc
+  s_cbranch_execz .L1
+  v_lshlrev_b32_e32 v3, 2, v2
+  global_store_dword v3, v5, s[8:9]
+.L1:
+  s_or_b64 exec, exec, s[2:3]
+  v_or_b32_e32 v2, 9, v1
+  v_cmp_gt_i32_e32 vcc, s10, v2
+  s_and_saveexec_b64 s[2:3], vcc
+  s_cbranch_execz .L2
+  v_lshlrev_b32_e32 v3, 2, v2
+  global_store_dword v3, v5, s[8:9]
+.L2:
+  s_or_b64 exec, exec, s[2:3]
+  s_endpgm
+)";
+
+TEST(Equivalence, MonotoneMaskChainNeedsTheCompareRelation) {
+  const auto r = prove_deleted(kChain, "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_TRUE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "shown by SAT")) << r.reason;
+  const std::string down = edit(kChain, "v_or_b32_e32 v2, 9, v1", "v_or_b32_e32 v2, 7, v1");
+  const auto d = prove_deleted(down, "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_FALSE(d.proven) << d.reason;
+  // c|16 = c + 16 > c|8 = c + 8 because bits 3 and 4 of c are known 0 (c = 32 * tid). With c = 8 * tid they are
+  // not: c = 16 gives c|16 = 16 < c|8 = 24, so with n = 20 the second store runs in K0 and not in K1.
+  const std::string up = edit(kChain, "v_or_b32_e32 v2, 9, v1", "v_or_b32_e32 v2, 16, v1");
+  const auto u = prove_deleted(up, "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_TRUE(u.proven) << u.reason;
+  const std::string up8 = edit(up, "v_lshlrev_b32_e32 v1, 5, v0", "v_lshlrev_b32_e32 v1, 3, v0");
+  const auto u8 = prove_deleted(up8, "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_FALSE(u8.proven) << u8.reason;
+}
+
 // A changed constant that is stored, behind a loop of 1000 iterations (n from the kernarg segment): the symbolic
 // phase is cut inside the loop, where nothing differs yet, and the taint analysis must still visit the blocks after
 // it and find the store. (It once queued only blocks whose taint changed, so it never reached the window.)
@@ -435,6 +484,33 @@ k:
 )";
   const auto r = prove(k0, edit(k0, "v6, 0", "v6, 16"));
   EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// The same chain behind a loop whose trip count is a kernel argument: from the kernel entry the loop is cut before
+// the window, and from the window's own block the masks are symbols without their compares; from the block after
+// the loop (the highest dominator with no loop on the way) the relation is there again.
+TEST(Equivalence, MonotoneMaskChainAfterALoop) {
+  const std::string k0 = edit(kChain, "  v_mov_b32_e32 v5, 0\n",
+                              "  v_mov_b32_e32 v5, 0\n  s_load_dword s11, s[0:1], 0x8\n  s_waitcnt lgkmcnt(0)\n"
+                              ".Lloop:\n  v_add_u32_e32 v5, 1, v5\n  s_sub_u32 s11, s11, 1\n  s_cmp_lg_u32 s11, 0\n"
+                              "  s_cbranch_scc1 .Lloop\n");
+  const auto r = prove_deleted(k0, "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_TRUE(r.proven) << r.reason;
+  const auto d = prove_deleted(edit(k0, "v_or_b32_e32 v2, 9, v1", "v_or_b32_e32 v2, 7, v1"), "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_FALSE(d.proven) << d.reason;
+}
+
+// SDWA with dst_sel:DWORD writes the whole dword (lane-wise, like any VALU result): the earlier write to v6 is dead.
+// With dst_sel:WORD_0 and UNUSED_PRESERVE the upper half of the old v6 reaches the store.
+TEST(Equivalence, SdwaWholeDwordOverwrites) {
+  const std::string k0 = edit(kDead, "v_mov_b32_e32 v6, v7",
+                              "v_mov_b32_sdwa v6, v7 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1");
+  const auto r = prove(k0, edit(k0, "v6, 0", "v6, 0x10000"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  const std::string keep = edit(kDead, "v_mov_b32_e32 v6, v7",
+                                "v_mov_b32_sdwa v6, v7 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1");
+  const auto k = prove(keep, edit(keep, "v6, 0", "v6, 0x10000"));
+  EXPECT_FALSE(k.proven) << k.reason;
 }
 
 // ---- what is not the prover's to decide ------------------------------------------------------------------------------

@@ -16,6 +16,11 @@
 //     store, barrier and message must be the same on both sides (same operand terms on the active lanes, same exec,
 //     same order), and so must every branch condition. A path is done at s_endpgm, or where the two states are equal
 //     again and the window cannot be reached any more ("same value later", "never observed").
+//     Where the terms of a branch condition or of a memory access's operands differ, a SAT query on their circuits
+//     (detail/term_sat.hpp; compares are exact circuits here) may still show the values equal (exec narrowed by a
+//     compare that a later compare implies); K1 then takes K0's terms for them, which changes no value.
+//     A third start is tried between the two: the highest dominator of the window with no loop on the way to it
+//     (a store epilogue after the main loop), from where the masks and the compares that made them are terms.
 //  4. Paths that exceed the budget (loops, many branches) are cut, and the registers that still differ there are
 //     followed by a taint analysis over the CFG to a fixed point: a difference may only die (be fully overwritten:
 //     a VALU write only when exec is known all ones) and must never reach memory, exec, a branch or the window
@@ -45,6 +50,7 @@
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/bit_terms.hpp"
 #include "asmevo/analysis/detail/int_semantics.hpp"
+#include "asmevo/analysis/detail/term_sat.hpp"
 #include "asmevo/analysis/findings.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
 #include "asmevo/analysis/known_bits.hpp"
@@ -244,7 +250,7 @@ inline std::vector<unsigned> full_writes(const Inst& in, bool exec_full) {
                      !f.has(isa::prop::atomic) && !f.has(isa::prop::store) && !contains(m, "permute") &&
                      !contains(m, "swizzle");
   const bool valu = f.has(isa::prop::valu);
-  const bool lanewise = valu && !cross_lane(f) && f.variant != isa::Variant::sdwa;
+  const bool lanewise = valu && !cross_lane(f);  // SDWA that keeps old bits is partial_def, refused above
   const bool lane_mask = valu && (starts(m, "v_cmp_") || starts(m, "v_cmpx_") || contains(m, "_co_u32") ||
                                   m == "v_readlane_b32" || m == "v_readfirstlane_b32");
   for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
@@ -375,6 +381,12 @@ class EquivalenceProver {
         first = explore(P.kb_.entry_block(), P.budget_.max_steps / 4);
         if (first.proven) return first;
       }
+      // Then from as far up as no loop lies between the start and the window (a store epilogue after the main loop:
+      // the masks and the compares that made them are computed on the way, so their relations are in the terms).
+      if (const auto far = loop_free_dominator(); far != local && far != P.kb_.entry_block()) {
+        auto mid = explore(far, P.budget_.max_steps);
+        if (mid.proven) return mid;
+      }
       auto second = explore(local, P.budget_.max_steps);
       if (second.proven || first.reason.empty()) return second;
       return {false, second.reason};
@@ -390,6 +402,7 @@ class EquivalenceProver {
     const Cfg& g;
     detail::BitAlg A;
     detail::EvalEnv env0, env1;
+    detail::SatBudget sat;             // SAT queries of this proof (detail/term_sat.hpp)
 
     std::vector<std::size_t> w0;       // K0 window items (instructions)
     std::vector<const Inst*> w1;       // K1 window instructions
@@ -537,6 +550,82 @@ class EquivalenceProver {
       }
     }
 
+    /// The block highest up the dominator tree of the window's block from which no path to the window goes round a
+    /// loop (every path from it to the window passes it once; the window's block is not expanded, so a loop through
+    /// the window does not count). The window's block itself when its immediate dominator already fails.
+    std::uint32_t loop_free_dominator() const {
+      const auto entry = P.kb_.entry_block();
+      const std::size_t n = g.blocks.size();
+      constexpr std::uint32_t none = ~0u;
+      const auto order = g.reverse_post_order(entry);
+      std::vector<std::size_t> rpo(n, n);
+      for (std::size_t i = 0; i < order.size(); ++i) rpo[order[i]] = i;
+      if (wblock >= n || rpo[wblock] == n) return wblock;
+      // Immediate dominators (Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm").
+      std::vector<std::uint32_t> idom(n, none);
+      idom[entry] = entry;
+      auto intersect = [&](std::uint32_t a, std::uint32_t b) {
+        while (a != b) {
+          while (rpo[a] > rpo[b]) a = idom[a];
+          while (rpo[b] > rpo[a]) b = idom[b];
+        }
+        return a;
+      };
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (std::uint32_t b : order) {
+          if (b == entry) continue;
+          std::uint32_t d = none;
+          for (std::uint32_t p : g.pred[b])
+            if (rpo[p] < n && idom[p] != none) d = d == none ? p : intersect(p, d);
+          if (d != idom[b]) idom[b] = d, changed = true;
+        }
+      }
+      // Blocks from which the window's block is reachable.
+      std::vector<std::uint8_t> reaches(n, 0);
+      {
+        std::vector<std::uint32_t> work{wblock};
+        reaches[wblock] = 1;
+        while (!work.empty()) {
+          const auto b = work.back();
+          work.pop_back();
+          for (auto p : g.pred[b])
+            if (!reaches[p]) reaches[p] = 1, work.push_back(p);
+        }
+      }
+      // No cycle among the blocks on paths from d to the window (depth-first search with colours).
+      auto loop_free = [&](std::uint32_t d) {
+        std::vector<std::uint8_t> colour(n, 0);  // 0 unseen, 1 on the stack, 2 done
+        std::vector<std::pair<std::uint32_t, std::size_t>> st{{d, 0}};
+        colour[d] = 1;
+        std::size_t seen = 1;
+        while (!st.empty()) {
+          auto& [b, k] = st.back();
+          if (b == wblock || k >= g.succ[b].size()) {
+            colour[b] = 2;
+            st.pop_back();
+            continue;
+          }
+          const auto s = g.succ[b][k++];
+          if (!reaches[s]) continue;
+          if (colour[s] == 1) return false;
+          if (colour[s] == 0) {
+            if (++seen > 4096) return false;
+            colour[s] = 1;
+            st.emplace_back(s, 0);
+          }
+        }
+        return true;
+      };
+      std::uint32_t best = wblock;
+      for (std::uint32_t d = idom[wblock]; d != none; d = idom[d]) {
+        if (!loop_free(d)) break;
+        best = d;
+        if (d == entry) break;
+      }
+      return best;
+    }
+
     // -- lockstep symbolic execution --
 
     struct Path {
@@ -563,6 +652,71 @@ class EquivalenceProver {
     std::string compare_obs(const std::vector<std::string>& a, const std::vector<std::string>& b, const std::string& at) {
       if (a == b) return {};
       return "a difference reaches memory or a side effect at " + at;
+    }
+
+    /// The registers a branch condition reads.
+    static std::vector<unsigned> cond_units(detail::Control::Cond c) {
+      using C = detail::Control::Cond;
+      if (c == C::scc0 || c == C::scc1) return {detail::unit_scc};
+      const unsigned base = (c == C::vccz || c == C::vccnz) ? detail::unit_vcc : detail::unit_exec;
+      return {base, base + 1};
+    }
+
+    /// Registers a memory instruction reads (exec too for a vector access).
+    static std::vector<unsigned> access_reads(const Inst& in) {
+      std::vector<unsigned> rd, wr;
+      detail::unit_rw(in, rd, wr);
+      if (detail::form_of(in).format != isa::Format::SMEM) {
+        rd.push_back(detail::unit_exec);
+        rd.push_back(detail::unit_exec + 1);
+      }
+      std::sort(rd.begin(), rd.end());
+      rd.erase(std::unique(rd.begin(), rd.end()), rd.end());
+      return rd;
+    }
+
+    bool reads_differ(const Path& p, const Inst& in) const {
+      for (unsigned u : access_reads(in))
+        if (p.s0.get(u) != p.s1.get(u)) return true;
+      return false;
+    }
+
+    /// Before a memory access: for each register it reads whose terms differ between the sides, shows by SAT that
+    /// the values are equal where they matter (exec and scalar operands everywhere, vector operands in the lanes
+    /// exec enables) and then gives K1 a term that is K0's there: K0's term for exec and scalars, mux(exec, K0's,
+    /// K1's) for vectors. Each replacement is a term equal to the one it replaces, so this only makes equal values
+    /// visible to the id comparison of the observations. Returns whether every differing register was aligned.
+    bool align_reads(Path& p, const Inst& in) {
+      const bool vector = detail::form_of(in).format != isa::Format::SMEM;
+      auto exec_of = [](const detail::SymState& s) {
+        std::vector<Bit> x;
+        for (unsigned h = 0; h < 2; ++h) {
+          const Word w = s.get(detail::unit_exec + h);
+          x.insert(x.end(), w.begin(), w.end());
+        }
+        return x;
+      };
+      bool all = true;
+      const std::vector<Bit> x0 = exec_of(p.s0);
+      if (vector && x0 != exec_of(p.s1)) {
+        if (!detail::equal_in_lanes(A, {}, x0, exec_of(p.s1), sat)) return false;
+        for (unsigned h = 0; h < 2; ++h) p.s1.set(detail::unit_exec + h, p.s0.get(detail::unit_exec + h));
+      }
+      const auto mask = A.vec(x0);
+      for (unsigned u : access_reads(in)) {
+        const Word w0 = p.s0.get(u), w1 = p.s1.get(u);
+        if (w0 == w1) continue;
+        const bool lanes = vector && u >= detail::unit_v0;
+        if (!detail::equal_in_lanes(A, lanes ? std::span<const Bit>(x0) : std::span<const Bit>(), w0, w1, sat)) {
+          all = false;
+          continue;
+        }
+        Word r = w0;
+        if (lanes)
+          for (unsigned j = 0; j < 32; ++j) r[j] = A.mux(mask, w0[j], w1[j]);
+        p.s1.set(u, r);
+      }
+      return all;
     }
 
     /// Runs the window on both sides of path `p`; empty on success.
@@ -675,8 +829,19 @@ class EquivalenceProver {
               cuts.push_back({p.block, p.pos, detail::diff_units(p.s0, p.s1)});
               break;
             }
+            // A memory access whose operands have different terms on the two sides may still be the same access:
+            // if the observations differ, the step is redone after showing the operands equal (align_reads).
+            std::optional<std::pair<detail::SymState, detail::SymState>> before;
+            if (detail::is_memory_form(detail::form_of(in)) && reads_differ(p, in)) before.emplace(p.s0, p.s1);
             auto r0 = detail::step(A, p.s0, env0, in);
             auto r1 = detail::step(A, p.s1, env1, in);
+            if (before && !r0.refused && !r1.refused && r0.obs != r1.obs) {
+              p.s0 = std::move(before->first);
+              p.s1 = std::move(before->second);
+              align_reads(p, in);
+              r0 = detail::step(A, p.s0, env0, in);
+              r1 = detail::step(A, p.s1, env1, in);
+            }
             if (r0.refused || r1.refused) return {false, iid(in) + ": " + (r0.refused ? r0.why : r1.why)};
             if (auto why = compare_obs(r0.obs, r1.obs, iid(in) + " (" + print_inst(in) + ")"); !why.empty())
               return {false, why + " (differing: " + detail::unit_list(detail::diff_units(p.s0, p.s1)) + ")"};
@@ -697,8 +862,12 @@ class EquivalenceProver {
             } else {
               cond = r0.ctl.cond;
               const auto v0 = cond_vec(p.s0, cond), v1 = cond_vec(p.s1, cond);
-              if (v0 != v1)
-                return {false, "a difference reaches the branch condition of " + iid(in) + " (" + print_inst(in) + ")"};
+              if (v0 != v1) {
+                // Different terms may be the same value (a mask narrowed by a compare that a later compare implies).
+                if (!detail::equal_in_lanes(A, {}, v0, v1, sat))
+                  return {false, "a difference reaches the branch condition of " + iid(in) + " (" + print_inst(in) + ")"};
+                for (unsigned u : cond_units(cond)) p.s1.set(u, p.s0.get(u));
+              }
               using C = detail::Control::Cond;
               const Bit c = cond_bit(p.s0, cond);  // scc value, or "any bit set"
               // taken when: scc1: c; scc0: !c; vccnz/execnz: c; vccz/execz: !c
@@ -860,7 +1029,19 @@ class EquivalenceProver {
                         (known.empty() ? std::string() : "; known at entry: " + known)};
     }
 
+    /// " (n lane equalities shown by SAT)" when the proof used any.
+    std::string sat_note() const {
+      if (sat.proven == 0) return {};
+      return "; " + std::to_string(sat.proven) + " equalities of differently computed values shown by SAT";
+    }
+
     ProofResult finish() {
+      ProofResult r = finish_paths();
+      if (r.proven) r.reason += sat_note();
+      return r;
+    }
+
+    ProofResult finish_paths() {
       const std::string diff = detail::unit_list(window_diff);
       if (cuts.empty()) {
         if (window_runs == 0)

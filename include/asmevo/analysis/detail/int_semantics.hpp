@@ -13,11 +13,11 @@
 //
 // Everything else is an opaque result identified by the operation and its exact operands, so the same operation on
 // the same inputs is the same value on both sides of a proof, and nothing is assumed about what it computes:
-//  - lane-wise VALU operations (one lane's result depends on that lane's operands only) on operands specialised to
-//    the active lanes (BitAlg::spec), written through mux(exec, ...);
-//  - everything that may read other lanes (DPP, SDWA, readlane, permlane, MFMA) or keep part of its destination
-//    (16-bit results, d16 loads, s_cmov, s_bitset, v_writelane) on all its operands, the whole old destination and
-//    exec;
+//  - lane-wise VALU operations (one lane's result depends on that lane's operands only; SDWA with dst_sel:DWORD
+//    too) on operands specialised to the active lanes (BitAlg::spec), written through mux(exec, ...);
+//  - everything that may read other lanes (DPP, readlane, permlane, MFMA) or keep part of its destination (other
+//    SDWA, 16-bit results, d16 loads, s_cmov, s_bitset, v_writelane) on all its operands, the whole old destination
+//    and exec;
 //  - loads: also the wave's memory-operation count, so two loads are one value only if they are the same dynamic
 //    load of the same address on both sides (kernarg bytes the launch fixes are constants instead).
 // Stores, atomics, barriers and other side effects are reported as observations (a key naming the instruction, its
@@ -167,13 +167,24 @@ struct StepOut {
          contains(m, "smfmac") || contains(m, "interp");
 }
 
-/// The destination of a VALU/memory instruction may keep some of its old bits in an active lane: SDWA, 16-bit
-/// results (whether the upper half is kept or zeroed is not relied on), mixlo/mixhi, d16 loads, lane writes, and
-/// conditional SALU writes. Such results are opaque functions of the old destination too.
+/// SDWA with dst_sel:DWORD writes the whole destination dword (dst_unused applies to the other selections only;
+/// GCN3/Vega/CDNA3 ISA, VOP_SDWA field DST_SEL, 6 = DWORD). Absent counts as partial: nothing is assumed.
+[[nodiscard]] inline bool sdwa_full_dword(const Inst& in) {
+  const auto ops = isa::operands(form_of(in));
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+    if (ops[k].name == "dst_sel")
+      return in.ops[k].present() && (in.ops[k].kind == Operand::Kind::imm || in.ops[k].kind == Operand::Kind::list) &&
+             in.ops[k].imm == 6;
+  return false;
+}
+
+/// The destination of a VALU/memory instruction may keep some of its old bits in an active lane: SDWA other than
+/// dst_sel:DWORD, 16-bit results (whether the upper half is kept or zeroed is not relied on), mixlo/mixhi, d16
+/// loads, lane writes, and conditional SALU writes. Such results are opaque functions of the old destination too.
 [[nodiscard]] inline bool partial_def(const Inst& in) {
   const auto& f = form_of(in);
   const auto m = f.mnemonic;
-  if (f.variant == isa::Variant::sdwa || f.has(isa::prop::sdwa)) return true;
+  if ((f.variant == isa::Variant::sdwa || f.has(isa::prop::sdwa)) && !sdwa_full_dword(in)) return true;
   if (contains(m, "cmov") || contains(m, "bitset") || contains(m, "setreg") || contains(m, "writelane") ||
       contains(m, "d16") || contains(m, "mixlo") || contains(m, "mixhi"))
     return true;
@@ -1128,8 +1139,41 @@ class Evaluator {
     return false;
   }
 
+  /// a < b as unsigned numbers of equal width: the borrow out of a - b, bit by bit.
+  Bit less_unsigned(const Bits& a, const Bits& b) {
+    Bit borrow = bit0;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      // borrow out = (~a & b) | (~(a ^ b) & borrow in)
+      const Bit same = A.not_(A.xor_(a[j], b[j]));
+      borrow = A.or_(A.and_(A.not_(a[j]), b[j]), A.and_(same, borrow));
+    }
+    return borrow;
+  }
+
+  /// A compare: decided from constant bits when it can be; in the prover (symbolic terms) the exact circuit, so that
+  /// relations between compares (x | 9 < n implies x | 8 < n) are there for detail/term_sat.hpp to find; otherwise
+  /// (known bits) an opaque result.
   Bit compare(Cmp c, const Bits& a, const Bits& b, bool sign, const char* tag) {
     if (auto d = decide(c, a, b, sign)) return *d ? bit1 : bit0;
+    if (A.symbolic() && a.size() == b.size() && !a.empty()) {
+      if (c == Cmp::eq || c == Cmp::ne) {
+        Bit eq = bit1;
+        for (std::size_t j = 0; j < a.size(); ++j) eq = A.and_(eq, A.not_(A.xor_(a[j], b[j])));
+        return c == Cmp::eq ? eq : A.not_(eq);
+      }
+      Bits x = a, y = b;
+      if (sign) {  // two's complement order = unsigned order with the sign bits inverted
+        x.back() = A.not_(x.back());
+        y.back() = A.not_(y.back());
+      }
+      switch (c) {
+        case Cmp::lt: return less_unsigned(x, y);
+        case Cmp::gt: return less_unsigned(y, x);
+        case Cmp::le: return A.not_(less_unsigned(y, x));
+        case Cmp::ge: return A.not_(less_unsigned(x, y));
+        default: break;
+      }
+    }
     bool lane = false;  // a lane-varying operand makes a lane-varying result; marking more is only less precise
     for (Bit x : a) lane = lane || A.is_lane(x);
     for (Bit x : b) lane = lane || A.is_lane(x);
@@ -1350,7 +1394,7 @@ class Evaluator {
       const auto file = in.ops[i].reg.file;
       (file == RegFile::vgpr || file == RegFile::agpr ? vdefs : sdefs).push_back(static_cast<int>(i));
     }
-    const bool lanewise = !cross_lane(f) && !partial_def(in) && f.variant != isa::Variant::sdwa;
+    const bool lanewise = !cross_lane(f) && !partial_def(in);  // SDWA: lane-wise when it writes the whole dword
     if (!lanewise) {
       write_defs_opaque(false);
       return;
