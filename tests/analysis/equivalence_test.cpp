@@ -500,6 +500,58 @@ TEST(Equivalence, MonotoneMaskChainAfterALoop) {
   EXPECT_FALSE(d.proven) << d.reason;
 }
 
+// The masks computed before the main loop (matmul epilogues keep their column masks in SGPRs across it). The loop
+// does not write them, and both sides enter it in the same state, so it is summarised (what it writes becomes
+// fresh symbols on both sides) and the masks keep their compares: the dropped restore is shown harmless. Neither
+// unrolling (cut at the visit limit) nor a start after the loop (masks as plain symbols) could show it. With the
+// second mask c|7 < n it is not harmless, and must stay unproven.
+constexpr const char* kMasksBeforeLoop = R"(
+k:
+  s_load_dwordx2 s[8:9], s[0:1], 0x0
+  s_load_dword s10, s[0:1], 0xc
+  s_load_dword s11, s[0:1], 0x8
+  v_lshlrev_b32_e32 v1, 5, v0
+  v_mov_b32_e32 v5, 0
+  s_waitcnt lgkmcnt(0)
+  v_or_b32_e32 v2, 8, v1
+  v_cmp_gt_i32_e64 s[20:21], s10, v2
+  v_or_b32_e32 v2, 9, v1
+  v_cmp_gt_i32_e64 s[22:23], s10, v2
+.Lloop:
+  v_add_u32_e32 v5, 1, v5
+  s_sub_u32 s11, s11, 1
+  s_cmp_lg_u32 s11, 0
+  s_cbranch_scc1 .Lloop
+  s_and_saveexec_b64 s[2:3], s[20:21]
+  s_cbranch_execz .L1
+  v_or_b32_e32 v2, 8, v1
+  v_lshlrev_b32_e32 v3, 2, v2
+  global_store_dword v3, v5, s[8:9]
+.L1:
+  s_or_b64 exec, exec, s[2:3]
+  s_and_saveexec_b64 s[2:3], s[22:23]
+  s_cbranch_execz .L2
+  v_or_b32_e32 v2, 9, v1
+  v_lshlrev_b32_e32 v3, 2, v2
+  global_store_dword v3, v5, s[8:9]
+.L2:
+  s_or_b64 exec, exec, s[2:3]
+  s_endpgm
+)";
+
+TEST(Equivalence, LoopSummaryKeepsMasksComputedBeforeIt) {
+  const auto r = prove_deleted(kMasksBeforeLoop, "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_TRUE(r.proven) << r.reason;
+  const std::string down = edit(kMasksBeforeLoop, "v_or_b32_e32 v2, 9, v1\n  v_cmp", "v_or_b32_e32 v2, 7, v1\n  v_cmp");
+  const auto d = prove_deleted(down, "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_FALSE(d.proven) << d.reason;
+  // A loop that writes a mask: s[22:23] recomputed from v5 (which the loop changes) is a fresh symbol after it.
+  const std::string written = edit(kMasksBeforeLoop, "  s_cbranch_scc1 .Lloop\n",
+                                   "  s_cbranch_scc1 .Lloop\n  v_cmp_gt_i32_e64 s[22:23], s10, v5\n");
+  const auto w = prove_deleted(written, "s_or_b64 exec, exec, s[2:3]");
+  EXPECT_FALSE(w.proven) << w.reason;
+}
+
 // SDWA with dst_sel:DWORD writes the whole dword (lane-wise, like any VALU result): the earlier write to v6 is dead.
 // With dst_sel:WORD_0 and UNUSED_PRESERVE the upper half of the old v6 reaches the store.
 TEST(Equivalence, SdwaWholeDwordOverwrites) {

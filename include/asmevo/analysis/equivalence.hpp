@@ -21,6 +21,9 @@
 //     compare that a later compare implies); K1 then takes K0's terms for them, which changes no value.
 //     A third start is tried between the two: the highest dominator of the window with no loop on the way to it
 //     (a store epilogue after the main loop), from where the masks and the compares that made them are terms.
+//     A loop entered with both sides in the same state and the window outside it is not unrolled but summarised:
+//     both sides run it alike, so every register it writes becomes the same fresh symbols (with K0's known bits at
+//     the exit) on both sides, and what it does not write keeps its terms.
 //  4. Paths that exceed the budget (loops, many branches) are cut, and the registers that still differ there are
 //     followed by a taint analysis over the CFG to a fixed point: a difference may only die (be fully overwritten:
 //     a VALU write only when exec is known all ones) and must never reach memory, exec, a branch or the window
@@ -403,6 +406,15 @@ class EquivalenceProver {
     detail::BitAlg A;
     detail::EvalEnv env0, env1;
     detail::SatBudget sat;             // SAT queries of this proof (detail/term_sat.hpp)
+    std::vector<std::uint32_t> idom_;  // dominators(), once computed
+    std::vector<std::size_t> rpo_;
+    struct Loop {
+      bool usable = false;                 // summarisable: no window, no unmodelled instruction
+      std::vector<std::uint32_t> exits;    // blocks outside the loop that a loop block branches or falls to
+      std::vector<unsigned> written;       // units any instruction of the loop writes
+    };
+    std::unordered_map<std::uint32_t, Loop> loops_;  // by header, once computed
+    std::size_t summaries = 0;
 
     std::vector<std::size_t> w0;       // K0 window items (instructions)
     std::vector<const Inst*> w1;       // K1 window instructions
@@ -550,24 +562,23 @@ class EquivalenceProver {
       }
     }
 
-    /// The block highest up the dominator tree of the window's block from which no path to the window goes round a
-    /// loop (every path from it to the window passes it once; the window's block is not expanded, so a loop through
-    /// the window does not count). The window's block itself when its immediate dominator already fails.
-    std::uint32_t loop_free_dominator() const {
+    /// Immediate dominators of the blocks reachable from the kernel entry (Cooper, Harvey, Kennedy: "A Simple, Fast
+    /// Dominance Algorithm"); `none` for the others. Computed once per proof.
+    static constexpr std::uint32_t none_block = ~0u;
+    const std::vector<std::uint32_t>& dominators() {
+      if (!idom_.empty()) return idom_;
       const auto entry = P.kb_.entry_block();
       const std::size_t n = g.blocks.size();
-      constexpr std::uint32_t none = ~0u;
       const auto order = g.reverse_post_order(entry);
-      std::vector<std::size_t> rpo(n, n);
-      for (std::size_t i = 0; i < order.size(); ++i) rpo[order[i]] = i;
-      if (wblock >= n || rpo[wblock] == n) return wblock;
-      // Immediate dominators (Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm").
-      std::vector<std::uint32_t> idom(n, none);
-      idom[entry] = entry;
+      rpo_.assign(n, n);
+      for (std::size_t i = 0; i < order.size(); ++i) rpo_[order[i]] = i;
+      idom_.assign(n, none_block);
+      if (entry >= n) return idom_;
+      idom_[entry] = entry;
       auto intersect = [&](std::uint32_t a, std::uint32_t b) {
         while (a != b) {
-          while (rpo[a] > rpo[b]) a = idom[a];
-          while (rpo[b] > rpo[a]) b = idom[b];
+          while (rpo_[a] > rpo_[b]) a = idom_[a];
+          while (rpo_[b] > rpo_[a]) b = idom_[b];
         }
         return a;
       };
@@ -575,12 +586,74 @@ class EquivalenceProver {
         changed = false;
         for (std::uint32_t b : order) {
           if (b == entry) continue;
-          std::uint32_t d = none;
+          std::uint32_t d = none_block;
           for (std::uint32_t p : g.pred[b])
-            if (rpo[p] < n && idom[p] != none) d = d == none ? p : intersect(p, d);
-          if (d != idom[b]) idom[b] = d, changed = true;
+            if (rpo_[p] < n && idom_[p] != none_block) d = d == none_block ? p : intersect(p, d);
+          if (d != idom_[b]) idom_[b] = d, changed = true;
         }
       }
+      return idom_;
+    }
+    [[nodiscard]] bool dominates(std::uint32_t a, std::uint32_t b) {
+      const auto& id = dominators();
+      if (b >= id.size() || id[b] == none_block || a >= id.size() || id[a] == none_block) return false;
+      for (std::uint32_t x = b;; x = id[x]) {
+        if (x == a) return true;
+        if (id[x] == x) return false;
+      }
+    }
+
+    /// The natural loop headed by block h (the blocks that reach a back edge's source without passing h, for every
+    /// back edge into h), or nullptr when h heads none.
+    const Loop* loop_at(std::uint32_t h) {
+      if (auto it = loops_.find(h); it != loops_.end()) return it->second.exits.empty() && !it->second.usable ? nullptr : &it->second;
+      Loop L;
+      std::vector<std::uint8_t> in(g.blocks.size(), 0);
+      std::vector<std::uint32_t> work;
+      for (std::uint32_t t : g.pred[h])
+        if (dominates(h, t) && !in[t]) in[t] = 1, work.push_back(t);
+      if (work.empty()) {
+        loops_.emplace(h, L);
+        return nullptr;
+      }
+      in[h] = 1;
+      while (!work.empty()) {
+        const auto b = work.back();
+        work.pop_back();
+        if (b == h) continue;  // a self loop: the header's other predecessors are outside
+        for (auto p : g.pred[b])
+          if (!in[p]) in[p] = 1, work.push_back(p);
+      }
+      L.usable = !in[wblock];
+      std::vector<std::uint8_t> wrote(detail::num_units, 0);
+      for (std::uint32_t b = 0; b < g.blocks.size(); ++b) {
+        if (!in[b]) continue;
+        if (g.indirect[b]) L.usable = false;
+        for (auto sx : g.succ[b])
+          if (!in[sx] && std::find(L.exits.begin(), L.exits.end(), sx) == L.exits.end()) L.exits.push_back(sx);
+        for (std::size_t i : g.blocks[b].insts) {
+          const Inst& in_ = k0.items[i].inst;
+          if (detail::refuses(in_) || detail::unmodelable(detail::form_of(in_).mnemonic)) L.usable = false;
+          std::vector<unsigned> rd, wr;
+          detail::unit_rw(in_, rd, wr);
+          for (unsigned u : wr) wrote[u] = 1;
+        }
+      }
+      for (unsigned u = 0; u < detail::num_units; ++u)
+        if (wrote[u]) L.written.push_back(u);
+      auto& ref = loops_.emplace(h, std::move(L)).first->second;
+      return &ref;
+    }
+
+    /// The block highest up the dominator tree of the window's block from which no path to the window goes round a
+    /// loop (every path from it to the window passes it once; the window's block is not expanded, so a loop through
+    /// the window does not count). The window's block itself when its immediate dominator already fails.
+    std::uint32_t loop_free_dominator() {
+      const auto entry = P.kb_.entry_block();
+      const std::size_t n = g.blocks.size();
+      constexpr std::uint32_t none = none_block;
+      const auto& idom = dominators();
+      if (wblock >= n || idom[wblock] == none) return wblock;
       // Blocks from which the window's block is reachable.
       std::vector<std::uint8_t> reaches(n, 0);
       {
@@ -647,6 +720,36 @@ class EquivalenceProver {
                 step_limit = 0;
     std::vector<Cut> cuts;
     std::string last_converge;
+
+    /// A path about to enter loop header h with both sides in the same state, the window outside the loop: both
+    /// sides run the same instructions on the same values, so they leave it in the same state. That state is
+    /// summarised instead of unrolled: every register the loop writes gets K0's known bits at the exit and fresh
+    /// symbols for the rest, the same on both sides, and loads after it are new loads. What the loop does not write
+    /// keeps its terms, and with them the relations (masks and the compares that made them) that unrolling to the
+    /// visit limit would lose at the cut. Returns the paths at the exits; nothing when h heads no usable loop.
+    std::optional<std::vector<Path>> summarise_loop(const Path& q, std::uint32_t h) {
+      const Loop* L = loop_at(h);
+      if (!L || !L->usable || !detail::diff_units(q.s0, q.s1).empty()) return std::nullopt;
+      ++summaries;
+      std::vector<Path> out;
+      for (std::uint32_t e : L->exits) {
+        const detail::KbState& kb = P.kb_.block_in(e);
+        if (!kb.reached) continue;
+        Path r = q;
+        r.block = e;
+        r.pos = 0;
+        r.window_done = false;
+        const std::vector<Word> fresh = initial_state(kb);
+        for (unsigned u : L->written) {
+          r.s0.set(u, fresh[u]);
+          r.s1.set(u, fresh[u]);
+        }
+        const std::uint64_t seq = std::max(r.s0.seq(), r.s1.seq()) + 1 + (static_cast<std::uint64_t>(summaries) << 40);
+        r.s0.seq() = r.s1.seq() = seq;
+        out.push_back(std::move(r));
+      }
+      return out;
+    }
 
     /// Compares the observations of the two sides of one step; empty when equal.
     std::string compare_obs(const std::vector<std::string>& a, const std::vector<std::string>& b, const std::string& at) {
@@ -889,8 +992,21 @@ class EquivalenceProver {
               }
             }
           }
-          // Move to the successor(s): false when the path is cut there.
+          // Move to the successor(s): false when the path is cut there, or replaced by paths past a loop.
           auto enter = [&](Path& q, std::uint32_t b) -> bool {
+            if (q.visits[b] == 0) {
+              if (auto past = summarise_loop(q, b)) {
+                for (Path& r : *past) {
+                  if (++paths > P.budget_.max_paths) {
+                    cuts.push_back({r.block, 0, {}});
+                    continue;
+                  }
+                  ++r.visits[r.block];
+                  push(std::move(r));
+                }
+                return false;
+              }
+            }
             q.block = b;
             q.pos = 0;
             q.window_done = false;
