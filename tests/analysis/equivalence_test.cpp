@@ -552,6 +552,92 @@ TEST(Equivalence, LoopSummaryKeepsMasksComputedBeforeIt) {
   EXPECT_FALSE(w.proven) << w.reason;
 }
 
+// The wave-leader store of a reduction (softmax, layer_norm): lane 0 of each wave (tid & 63 == 0) writes a uniform
+// value to the wave's LDS slot ((tid >> 6) * 4). Flipping the leader compare makes lanes 1..63 write it instead:
+// the same value to the same address, and in a 256-wide block (a multiple of 64) both masks have a lane in every
+// wave, so the memory ends the same. Not so when the value depends on the lane, when the compare is on the whole
+// tid (K0 stores in wave 0 only, K1 in every other wave), or when the block's X size is not a multiple of 64
+// (lane numbers are not known).
+constexpr const char* kLeader = R"(
+k:
+  s_load_dword s10, s[0:1], 0xc
+  v_and_b32_e32 v6, 63, v0
+  v_cmp_eq_u32_e32 vcc, 0, v6
+  v_lshrrev_b32_e32 v8, 4, v0
+  v_and_b32_e32 v8, 12, v8
+  s_waitcnt lgkmcnt(0)
+  s_and_saveexec_b64 s[2:3], vcc
+  v_mov_b32_e32 v5, s10
+  ds_write_b32 v8, v5
+  s_or_b64 exec, exec, s[2:3]
+  s_endpgm
+)";
+
+TEST(Equivalence, UniformStoreByAnotherLaneOfTheWave) {
+  const auto r = prove(kLeader, edit(kLeader, "v_cmp_eq_u32_e32", "v_cmp_ne_u32_e32"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "uniform stores")) << r.reason;
+  const std::string lane = edit(kLeader, "v_mov_b32_e32 v5, s10", "v_mov_b32_e32 v5, v0");
+  const auto l = prove(lane, edit(lane, "v_cmp_eq_u32_e32", "v_cmp_ne_u32_e32"));
+  EXPECT_FALSE(l.proven) << l.reason;
+  const std::string tid = edit(kLeader, "v_cmp_eq_u32_e32 vcc, 0, v6", "v_cmp_eq_u32_e32 vcc, 0, v0");
+  const auto t = prove(tid, edit(tid, "v_cmp_eq_u32_e32", "v_cmp_ne_u32_e32"));
+  EXPECT_FALSE(t.proven) << t.reason;
+  const auto odd = prove(kLeader, edit(kLeader, "v_cmp_eq_u32_e32", "v_cmp_ne_u32_e32"), facts({96, 1, 1}));
+  EXPECT_FALSE(odd.proven) << odd.reason;
+}
+
+// A loop that writes MODE (round toward zero) changes what the same float operation gives after it: the loop's
+// summary must not keep MODE's term from before the loop. K1 recomputes v1's sum after the loop instead of copying it.
+TEST(Equivalence, LoopSummaryForgetsModeTheLoopWrites) {
+  constexpr const char* k0 = R"(
+k:
+  s_load_dword s11, s[0:1], 0x8
+  v_add_f32_e32 v1, v2, v3
+  s_waitcnt lgkmcnt(0)
+.Lloop:
+  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 15
+  s_sub_u32 s11, s11, 1
+  s_cmp_lg_u32 s11, 0
+  s_cbranch_scc1 .Lloop
+  v_mov_b32_e32 v4, v1
+  global_store_dword v[8:9], v4, off
+  s_endpgm
+)";
+  const auto r = prove(k0, edit(k0, "v_mov_b32_e32 v4, v1", "v_add_f32_e32 v4, v2, v3"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// Code after the window that reads its own address: a window whose difference dies still moves that code when it
+// changes size (an inline constant for a 32-bit literal), so equal states are not equal values after s_getpc.
+TEST(Equivalence, EqualStatesBeforeGetpcAreNotEnough) {
+  constexpr const char* k0 = R"(
+k:
+  s_mov_b32 s7, 1
+  s_mov_b32 s7, 0
+  s_getpc_b64 s[2:3]
+  v_mov_b32_e32 v6, s2
+  global_store_dword v[8:9], v6, off
+  s_endpgm
+)";
+  const auto r = prove(k0, edit(k0, "s_mov_b32 s7, 1", "s_mov_b32 s7, 0x12345678"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
+// v_pk_fmac_f16 accumulates into its destination (the SDWA form lists no tied input for it): the old v2 is an input
+// even with dst_sel:DWORD.
+TEST(Equivalence, FmacReadsItsDestination) {
+  constexpr const char* k0 = R"(
+k:
+  v_mov_b32_e32 v2, 0
+  v_pk_fmac_f16_sdwa v2, v0, v1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD
+  global_store_dword v[8:9], v2, off
+  s_endpgm
+)";
+  const auto r = prove(k0, edit(k0, "v_mov_b32_e32 v2, 0", "v_mov_b32_e32 v2, 1"));
+  EXPECT_FALSE(r.proven) << r.reason;
+}
+
 // SDWA with dst_sel:DWORD writes the whole dword (lane-wise, like any VALU result): the earlier write to v6 is dead.
 // With dst_sel:WORD_0 and UNUSED_PRESERVE the upper half of the old v6 reaches the store.
 TEST(Equivalence, SdwaWholeDwordOverwrites) {

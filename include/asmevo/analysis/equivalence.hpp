@@ -367,9 +367,11 @@ class EquivalenceProver {
           detail::unit_rw(*in, rd, wr);
           window_reads.insert(window_reads.end(), rd.begin(), rd.end());
         }
-        if (window_diff.empty()) return same_state_result();
+        window_reach();
+        // Equal states are the same values later only where no instruction reads the code's placement or the time
+        // (s_getpc, s_memtime, label expressions): the window may have moved the code after it.
+        if (window_diff.empty() && !reaches_placement[wblock]) return same_state_result();
       }
-      window_reach();
       // First from the kernel entry, where every value is a term of what the launch fixes (precise, but the paths to
       // the window may exceed the budget); then from just before the window. Each attempt is a proof on its own.
       std::uint32_t local = wblock;
@@ -415,6 +417,7 @@ class EquivalenceProver {
     };
     std::unordered_map<std::uint32_t, Loop> loops_;  // by header, once computed
     std::size_t summaries = 0;
+    std::size_t uniform_stores = 0;    // stores shown equal under different non-zero execs
 
     std::vector<std::size_t> w0;       // K0 window items (instructions)
     std::vector<const Inst*> w1;       // K1 window instructions
@@ -425,6 +428,7 @@ class EquivalenceProver {
     std::vector<Word> init;            // the state at the window (for its generic run)
     std::vector<Word> init_explore;    // the state where exploration starts
     std::vector<bool> reaches_window;  // per block: a path from it reaches the window block
+    std::vector<bool> reaches_placement;  // per block: a path from it reaches a placement-dependent instruction
     std::vector<unsigned> window_diff; // units that differ after the window's generic run
     std::vector<unsigned> window_reads;
 
@@ -550,16 +554,55 @@ class EquivalenceProver {
       return init;
     }
 
-    void window_reach() {
-      reaches_window.assign(g.blocks.size(), false);
-      std::vector<std::uint32_t> work{wblock};
-      reaches_window[wblock] = true;
-      while (!work.empty()) {
-        const auto b = work.back();
-        work.pop_back();
-        for (auto p : g.pred[b])
-          if (!reaches_window[p]) reaches_window[p] = true, work.push_back(p);
+    /// At the kernel entry, v0 holds the work-item id in X (alone, or packed with Y and Z above bit 9). Work-items
+    /// fill waves in order of their flattened id, 64 to a wave (AMDGPUUsage, "Work-Item ID"; gfx9 is wave64), so
+    /// when the workgroup's X size is a multiple of 64 a wave holds 64 consecutive X ids that start at a multiple of
+    /// 64 in one row: bits 0..5 of v0 are the lane number, and the bits above are the same in every lane of the
+    /// wave. Bits the known bits already fix stay as they are.
+    void lane_ids(std::vector<Word>& init) {
+      if (P.kb_.facts().block[0] % 64 != 0) return;
+      Word& v0 = init[detail::unit_v0];
+      const auto wave = A.symbol(false);
+      for (unsigned j = 0; j < 32; ++j) {
+        if (detail::BitAlg::is_const(v0[j])) continue;
+        if (j < 6) {
+          std::vector<Bit> m(64);
+          for (unsigned l = 0; l < 64; ++l) m[l] = (l >> j & 1) ? detail::bit1 : detail::bit0;
+          v0[j] = A.mux(A.vec(m), detail::bit1, detail::bit0);
+        } else {
+          v0[j] = A.var(wave, j);
+        }
       }
+    }
+
+    /// An instruction whose result depends on where the code is placed or on time (detail::side_specific, label
+    /// expressions): different on the two sides even when their states are equal.
+    [[nodiscard]] static bool placement_dependent(const Inst& in) {
+      return detail::side_specific(detail::form_of(in).mnemonic) || detail::has_expr_value(in);
+    }
+
+    /// reaches_window: blocks from which the window's block can be reached; reaches_placement: blocks from which a
+    /// block with a placement-dependent instruction can be reached (there, equal states do not end a path).
+    void window_reach() {
+      auto backward = [&](std::vector<bool>& r, std::vector<std::uint32_t> work) {
+        r.assign(g.blocks.size(), false);
+        for (auto b : work) r[b] = true;
+        while (!work.empty()) {
+          const auto b = work.back();
+          work.pop_back();
+          for (auto p : g.pred[b])
+            if (!r[p]) r[p] = true, work.push_back(p);
+        }
+      };
+      backward(reaches_window, {wblock});
+      std::vector<std::uint32_t> placed;
+      for (std::uint32_t b = 0; b < g.blocks.size(); ++b)
+        for (std::size_t i : g.blocks[b].insts)
+          if (placement_dependent(k0.items[i].inst)) {
+            placed.push_back(b);
+            break;
+          }
+      backward(reaches_placement, placed);
     }
 
     /// Immediate dominators of the blocks reachable from the kernel entry (Cooper, Harvey, Kennedy: "A Simple, Fast
@@ -633,10 +676,13 @@ class EquivalenceProver {
           if (!in[sx] && std::find(L.exits.begin(), L.exits.end(), sx) == L.exits.end()) L.exits.push_back(sx);
         for (std::size_t i : g.blocks[b].insts) {
           const Inst& in_ = k0.items[i].inst;
-          if (detail::refuses(in_) || detail::unmodelable(detail::form_of(in_).mnemonic)) L.usable = false;
+          // Not alike on both sides: unmodelled control, and results that depend on placement or time.
+          if (detail::refuses(in_) || detail::unmodelable(detail::form_of(in_).mnemonic) || placement_dependent(in_))
+            L.usable = false;
           std::vector<unsigned> rd, wr;
           detail::unit_rw(in_, rd, wr);
           for (unsigned u : wr) wrote[u] = 1;
+          if (detail::form_of(in_).implicit_defs & isa::reg::mode) wrote[detail::unit_mode] = 1;  // s_setreg
         }
       }
       for (unsigned u = 0; u < detail::num_units; ++u)
@@ -757,6 +803,41 @@ class EquivalenceProver {
       return "a difference reaches memory or a side effect at " + at;
     }
 
+    /// Exec vector `xv` has a set lane in every execution (shown by SAT when not by its terms).
+    bool nonzero(std::uint32_t xv) {
+      Bit any = detail::bit0;
+      for (Bit b : A.vec_bits(xv)) any = A.or_(any, b);
+      if (any == detail::bit1) return true;
+      const std::vector<Bit> x{any}, one{detail::bit1};
+      return detail::equal_in_lanes(A, {}, x, one, sat);
+    }
+
+    /// Compares the observations of one step on both sides; empty when equal. A store that every active lane makes
+    /// with the same value to the same address (StepOut::UniformStore) is equal on both sides when its operands are
+    /// and both execs are provably not zero, whatever the execs are: one lane or many, the memory ends the same.
+    std::string compare_step(const detail::StepOut& a, const detail::StepOut& b, const std::string& at) {
+      if (a.obs == b.obs) return {};
+      auto uniform = [](const detail::StepOut& s, std::size_t i) -> const detail::StepOut::UniformStore* {
+        for (const auto& u : s.uniform_stores)
+          if (u.index == i) return &u;
+        return nullptr;
+      };
+      if (a.obs.size() == b.obs.size()) {
+        bool same = true;
+        for (std::size_t i = 0; i < a.obs.size() && same; ++i) {
+          if (a.obs[i] == b.obs[i]) continue;
+          const auto* ua = uniform(a, i);
+          const auto* ub = uniform(b, i);
+          same = ua && ub && ua->key == ub->key && nonzero(ua->exec) && nonzero(ub->exec);
+        }
+        if (same) {
+          ++uniform_stores;
+          return {};
+        }
+      }
+      return compare_obs(a.obs, b.obs, at);
+    }
+
     /// The registers a branch condition reads.
     static std::vector<unsigned> cond_units(detail::Control::Cond c) {
       using C = detail::Control::Cond;
@@ -872,6 +953,7 @@ class EquivalenceProver {
       cuts.clear();
       last_converge.clear();
       init_explore = initial_state(P.kb_.block_in(start));
+      if (start == P.kb_.entry_block()) lane_ids(init_explore);
       // Paths wait at join blocks in reverse post-order, so that the paths of an if-region meet at its end and are
       // merged there instead of multiplying.
       std::vector<std::size_t> rank(g.blocks.size(), g.blocks.size());
@@ -904,7 +986,7 @@ class EquivalenceProver {
         if (p.pos == 0 && !p.window_done) {
           // A (possibly merged) path entering its block: done when both sides agree and the window is behind.
           const auto d = detail::diff_units(p.s0, p.s1);
-          if (d.empty() && !reaches_window[p.block]) {
+          if (d.empty() && !reaches_window[p.block] && !reaches_placement[p.block]) {
             note_converged(p);
             continue;
           }
@@ -946,7 +1028,7 @@ class EquivalenceProver {
               r1 = detail::step(A, p.s1, env1, in);
             }
             if (r0.refused || r1.refused) return {false, iid(in) + ": " + (r0.refused ? r0.why : r1.why)};
-            if (auto why = compare_obs(r0.obs, r1.obs, iid(in) + " (" + print_inst(in) + ")"); !why.empty())
+            if (auto why = compare_step(r0, r1, iid(in) + " (" + print_inst(in) + ")"); !why.empty())
               return {false, why + " (differing: " + detail::unit_list(detail::diff_units(p.s0, p.s1)) + ")"};
             using CK = detail::Control::Kind;
             if (r0.ctl.kind == CK::none) {
@@ -1033,7 +1115,7 @@ class EquivalenceProver {
             break;
           }
           const auto d = detail::diff_units(p.s0, p.s1);
-          if (d.empty() && !reaches_window[p.block]) {
+          if (d.empty() && !reaches_window[p.block] && !reaches_placement[p.block]) {
             note_converged(p);
             break;
           }
@@ -1147,8 +1229,10 @@ class EquivalenceProver {
 
     /// " (n lane equalities shown by SAT)" when the proof used any.
     std::string sat_note() const {
-      if (sat.proven == 0) return {};
-      return "; " + std::to_string(sat.proven) + " equalities of differently computed values shown by SAT";
+      std::string t;
+      if (sat.proven) t += "; " + std::to_string(sat.proven) + " equalities of differently computed values shown by SAT";
+      if (uniform_stores) t += "; " + std::to_string(uniform_stores) + " uniform stores under different non-zero execs";
+      return t;
     }
 
     ProofResult finish() {

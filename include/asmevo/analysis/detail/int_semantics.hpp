@@ -131,6 +131,15 @@ struct Control {
 /// What one step did besides changing registers.
 struct StepOut {
   std::vector<std::string> obs;  ///< observable effects (stores, barriers, messages) in order, as comparable keys
+  /// A vector store whose register operands, on the active lanes, are uniform terms: every active lane writes the
+  /// same value to the same address, so the store has one effect under any exec that is not zero. `key` is its
+  /// observation without exec, `index` the observation's place in `obs`.
+  struct UniformStore {
+    std::size_t index;
+    std::string key;
+    std::uint32_t exec;
+  };
+  std::vector<UniformStore> uniform_stores;
   Control ctl;
   bool refused = false;          ///< the instruction's effect cannot be modelled
   std::string why;
@@ -188,6 +197,9 @@ struct StepOut {
   if (contains(m, "cmov") || contains(m, "bitset") || contains(m, "setreg") || contains(m, "writelane") ||
       contains(m, "d16") || contains(m, "mixlo") || contains(m, "mixhi"))
     return true;
+  // Accumulators into the destination (v_mac, v_fmac, v_pk_fmac, v_dot*c): D is also a source, and some forms
+  // (V_PK_FMAC_F16 SDWA) list no tied input for it.
+  if (contains(m, "mac_") || (starts(m, "v_dot") && contains(m, "c_"))) return true;
   const auto ops = isa::operands(f);
   for (std::size_t k = 0; k < ops.size(); ++k)
     if (ops[k].role == isa::Role::use && !ops[k].is_printed() && (k >= in.ops.size() || !in.ops[k].present()))
@@ -519,6 +531,18 @@ class Evaluator {
     return k;
   }
 
+  /// Every register operand, specialised to the lanes of exec vector `xv`, is a uniform term, and none is written.
+  bool uniform_operands(std::uint32_t xv) {
+    for (std::size_t i = 0; i < ops_info.size() && i < in.ops.size(); ++i) {
+      const Operand& o = in.ops[i];
+      if (!o.present() || !o.is_reg()) continue;
+      if (ops_info[i].role == isa::Role::def) return false;
+      for (Bit x : read_reg(o.reg))
+        if (A.is_lane(A.spec(x, xv))) return false;
+    }
+    return true;
+  }
+
   /// Every def (explicit and implicit) gets bits of one opaque result of all operands, exec and old destinations.
   /// Gives the units `us`, 32 bits each in order, the bits of opaque node `n` (SCC keeps only bit 0).
   void write_projections(std::uint32_t n, const std::vector<unsigned>& us) {
@@ -552,11 +576,14 @@ class Evaluator {
       if (ops_info[i].role == isa::Role::def && in.ops[i].is_reg())
         for (unsigned u : units_of(in.ops[i].reg)) dst.push_back(u);
     for (unsigned u : implicit_units(f.implicit_defs)) dst.push_back(u);
+    bool vector_dst = false;
     for (unsigned u : dst) {
       const Word w = st.get(u);
       k += "|o" + vkey(Bits(w.begin(), w.end()));
+      vector_dst = vector_dst || u >= unit_v0;
     }
-    write_projections(A.opaque(k, true), dst);
+    // Scalar destinations only (v_readlane, v_readfirstlane, s_getpc): one value for the whole wave, a uniform term.
+    write_projections(A.opaque(k, vector_dst), dst);
   }
 
   // -- word arithmetic --
@@ -825,6 +852,15 @@ class Evaluator {
     // Loads are observed too: a load from another address may fault even when its result is never used.
     const std::string k = key("mem", vector, xv) + "|x" + std::to_string(xv) + (writes_memory ? "|w" : "|r");
     out.obs.push_back(k);
+    // Only plain LDS writes and global stores: their address is what the operands say. (Buffer descriptors may add
+    // the lane id, ADD_TID_ENABLE; scratch and flat may address per-lane private memory; ds_write_addtid adds the
+    // lane id; the tables mark DS writes atomic, so the mnemonic decides there.)
+    const bool plain_store =
+        (f.format == isa::Format::DS && starts(m, "ds_write") && !contains(m, "addtid") && !contains(m, "src2")) ||
+        (f.format == isa::Format::GLOBAL && starts(m, "global_store") && !f.has(isa::prop::atomic));
+    if (plain_store && !f.has(isa::prop::load) && !f.has(isa::prop::lds_dma) && !(f.implicit_defs & ~isa::reg::mode) &&
+        uniform_operands(xv))
+      out.uniform_stores.push_back({out.obs.size() - 1, key("mem", vector, xv, false, true) + "|w", xv});
     const std::uint64_t seq = st.seq()++;
     // Results.
     std::vector<int> defs;
