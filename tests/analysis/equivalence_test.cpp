@@ -609,12 +609,14 @@ k:
 }
 
 // Code after the window that reads its own address: a window whose difference dies still moves that code when it
-// changes size (an inline constant for a 32-bit literal), so equal states are not equal values after s_getpc.
+// changes size (an inline constant for a 32-bit literal), so equal states (here at .Lnext, where a path would end
+// as converged) are not equal values after s_getpc.
 TEST(Equivalence, EqualStatesBeforeGetpcAreNotEnough) {
   constexpr const char* k0 = R"(
 k:
   s_mov_b32 s7, 1
   s_mov_b32 s7, 0
+.Lnext:
   s_getpc_b64 s[2:3]
   v_mov_b32_e32 v6, s2
   global_store_dword v[8:9], v6, off

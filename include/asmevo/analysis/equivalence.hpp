@@ -700,18 +700,7 @@ class EquivalenceProver {
       constexpr std::uint32_t none = none_block;
       const auto& idom = dominators();
       if (wblock >= n || idom[wblock] == none) return wblock;
-      // Blocks from which the window's block is reachable.
-      std::vector<std::uint8_t> reaches(n, 0);
-      {
-        std::vector<std::uint32_t> work{wblock};
-        reaches[wblock] = 1;
-        while (!work.empty()) {
-          const auto b = work.back();
-          work.pop_back();
-          for (auto p : g.pred[b])
-            if (!reaches[p]) reaches[p] = 1, work.push_back(p);
-        }
-      }
+      const auto& reaches = reaches_window;  // window_reach() ran before any start is chosen
       // No cycle among the blocks on paths from d to the window (depth-first search with colours).
       auto loop_free = [&](std::uint32_t d) {
         std::vector<std::uint8_t> colour(n, 0);  // 0 unseen, 1 on the stack, 2 done
@@ -872,14 +861,7 @@ class EquivalenceProver {
     /// visible to the id comparison of the observations. Returns whether every differing register was aligned.
     bool align_reads(Path& p, const Inst& in) {
       const bool vector = detail::form_of(in).format != isa::Format::SMEM;
-      auto exec_of = [](const detail::SymState& s) {
-        std::vector<Bit> x;
-        for (unsigned h = 0; h < 2; ++h) {
-          const Word w = s.get(detail::unit_exec + h);
-          x.insert(x.end(), w.begin(), w.end());
-        }
-        return x;
-      };
+      auto exec_of = [&](detail::SymState& s) { return cond_vec(s, detail::Control::Cond::execz); };
       bool all = true;
       const std::vector<Bit> x0 = exec_of(p.s0);
       if (vector && x0 != exec_of(p.s1)) {
