@@ -207,21 +207,6 @@ inline std::string known_text(const KbState& s, unsigned u) {
   return unit_name(u) + " (" + std::to_string(std::popcount(kn)) + " bits known)";
 }
 
-/// Registers an instruction reads and writes, as units (explicit operands by role, implicit ones from the form;
-/// destinations that may be kept in part count as read).
-inline void unit_rw(const Inst& in, std::vector<unsigned>& rd, std::vector<unsigned>& wr) {
-  const auto& f = form_of(in);
-  const auto ops = isa::operands(f);
-  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
-    if (!in.ops[k].is_reg()) continue;
-    auto us = units_of(in.ops[k].reg);
-    (ops[k].role == isa::Role::def ? wr : rd).insert((ops[k].role == isa::Role::def ? wr : rd).end(), us.begin(), us.end());
-  }
-  for (unsigned u : implicit_units(f.implicit_uses)) rd.push_back(u);
-  for (unsigned u : implicit_units(f.implicit_defs)) wr.push_back(u);
-  if (partial_def(in)) rd.insert(rd.end(), wr.begin(), wr.end());
-}
-
 [[nodiscard]] inline bool is_memory_form(const isa::FormInfo& f) {
   using F = isa::Format;
   return f.format == F::FLAT || f.format == F::GLOBAL || f.format == F::SCRATCH || f.format == F::MUBUF ||

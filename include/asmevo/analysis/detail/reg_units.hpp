@@ -1,0 +1,131 @@
+// Registers as "units" (one per 32-bit register, plus SCC and MODE), and which units an instruction reads and
+// writes: the vocabulary of the register analyses (liveness.hpp, the equivalence prover, the state check).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/program.hpp"
+#include "asmevo/ir/reg.hpp"
+
+namespace asmevo::analysis::detail {
+
+// ---- register units ----------------------------------------------------------------------------------------------
+// Scalar operand codes 0..127 (s0..s101, flat_scratch 102/103, xnack_mask 104/105, vcc 106/107, ttmp0.. at 108, m0
+// 124, exec 126/127: MI300 ISA SSRC table), SCC, then v0..v255 and a0..a255.
+inline constexpr unsigned unit_scc = 128, unit_v0 = 256, unit_a0 = 512, num_units = 768;
+/// The MODE register (float rounding and denormal modes, IEEE, DX10 clamp): not a register operand, but every
+/// floating-point result depends on it, so opaque results name its value (written by s_setreg*).
+inline constexpr unsigned unit_mode = 129;
+inline constexpr unsigned unit_vcc = special::vcc_lo, unit_exec = special::exec_lo, unit_m0 = special::m0;
+
+/// The units of a register range, or empty when it has none (inline specials read by value, e.g. src_execz).
+[[nodiscard]] inline std::vector<unsigned> units_of(const Reg& r) {
+  std::vector<unsigned> u;
+  for (unsigned k = 0; k < r.dwords; ++k) {
+    const unsigned i = r.index + k;
+    switch (r.file) {
+      case RegFile::sgpr: u.push_back(i); break;
+      case RegFile::ttmp: u.push_back(108 + i); break;
+      case RegFile::vgpr: u.push_back(unit_v0 + i); break;
+      case RegFile::agpr: u.push_back(unit_a0 + i); break;
+      case RegFile::special:
+        // Inline reads of SCC, EXECZ and VCCZ depend on the registers they summarise.
+        if (r.index == special::scc || r.index == special::src_scc) u.push_back(unit_scc);
+        else if (r.index == special::src_execz) u.insert(u.end(), {unit_exec, unit_exec + 1});
+        else if (r.index == special::src_vccz) u.insert(u.end(), {unit_vcc, unit_vcc + 1});
+        else if (i < 128) u.push_back(i);
+        break;
+    }
+  }
+  return u;
+}
+
+[[nodiscard]] inline std::string unit_name(unsigned u) {
+  if (u == unit_scc) return "scc";
+  if (u == unit_mode) return "mode";
+  if (u >= unit_a0) return "a" + std::to_string(u - unit_a0);
+  if (u >= unit_v0) return "v" + std::to_string(u - unit_v0);
+  if (u <= 101) return "s" + std::to_string(u);
+  if (u >= 108 && u <= 123) return "ttmp" + std::to_string(u - 108);
+  const auto n = special_name(Reg{RegFile::special, static_cast<std::uint16_t>(u), 1});
+  return n.empty() ? "special" + std::to_string(u) : std::string(n);
+}
+
+/// Units implied by a form's implicit use/def bits (isa::reg::*).
+[[nodiscard]] inline std::vector<unsigned> implicit_units(std::uint32_t bits) {
+  std::vector<unsigned> u;
+  if (bits & isa::reg::vcc) u.insert(u.end(), {unit_vcc, unit_vcc + 1});
+  if (bits & isa::reg::exec) u.insert(u.end(), {unit_exec, unit_exec + 1});
+  if (bits & isa::reg::m0) u.push_back(unit_m0);
+  if (bits & isa::reg::scc) u.push_back(unit_scc);
+  if (bits & isa::reg::flat_scratch) u.insert(u.end(), {special::flat_scratch_lo, special::flat_scratch_hi});
+  return u;
+}
+
+// ---- instruction helpers ---------------------------------------------------------------------------------------
+
+[[nodiscard]] inline const isa::FormInfo& form_of(const Inst& in) { return isa::forms(in.target)[in.form]; }
+
+[[nodiscard]] inline bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+[[nodiscard]] inline bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+/// SDWA with dst_sel:DWORD writes the whole destination dword (dst_unused applies to the other selections only;
+/// GCN3/Vega/CDNA3 ISA, VOP_SDWA field DST_SEL, 6 = DWORD). Absent counts as partial: nothing is assumed.
+[[nodiscard]] inline bool sdwa_full_dword(const Inst& in) {
+  const auto ops = isa::operands(form_of(in));
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+    if (ops[k].name == "dst_sel")
+      return in.ops[k].present() && (in.ops[k].kind == Operand::Kind::imm || in.ops[k].kind == Operand::Kind::list) &&
+             in.ops[k].imm == 6;
+  return false;
+}
+
+/// The destination of a VALU/memory instruction may keep some of its old bits in an active lane: SDWA other than
+/// dst_sel:DWORD, 16-bit results (whether the upper half is kept or zeroed is not relied on), mixlo/mixhi, d16
+/// loads, lane writes, and conditional SALU writes. Such results are opaque functions of the old destination too.
+[[nodiscard]] inline bool partial_def(const Inst& in) {
+  const auto& f = form_of(in);
+  const auto m = f.mnemonic;
+  if ((f.variant == isa::Variant::sdwa || f.has(isa::prop::sdwa)) && !sdwa_full_dword(in)) return true;
+  if (contains(m, "cmov") || contains(m, "bitset") || contains(m, "setreg") || contains(m, "writelane") ||
+      contains(m, "d16") || contains(m, "mixlo") || contains(m, "mixhi"))
+    return true;
+  // Accumulators into the destination (v_mac, v_fmac, v_pk_fmac, v_dot*c): D is also a source, and some forms
+  // (V_PK_FMAC_F16 SDWA) list no tied input for it.
+  if (contains(m, "mac_") || (starts(m, "v_dot") && contains(m, "c_"))) return true;
+  const auto ops = isa::operands(f);
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    if (ops[k].role == isa::Role::use && !ops[k].is_printed() && (k >= in.ops.size() || !in.ops[k].present()))
+      return true;  // a hidden input (sdst_in, vdst_in) the parser leaves empty: the old destination
+  if (f.has(isa::prop::valu)) {
+    if (starts(m, "v_cvt_")) {
+      const auto t = m.substr(6);
+      return !(starts(t, "pk") || starts(t, "f32") || starts(t, "i32") || starts(t, "u32") || starts(t, "f64") ||
+               starts(t, "off_f32"));
+    }
+    if (starts(m, "v_pk_") || starts(m, "v_pack_b32")) return false;
+    for (std::string_view s : {"_f16", "_bf16", "_u16", "_i16", "_b16"})
+      if (m.size() >= s.size() && m.substr(m.size() - s.size()) == s) return true;
+  }
+  return false;
+}
+
+/// Registers an instruction reads and writes, as units (explicit operands by role, implicit ones from the form;
+/// destinations that may be kept in part count as read).
+inline void unit_rw(const Inst& in, std::vector<unsigned>& rd, std::vector<unsigned>& wr) {
+  const auto& f = form_of(in);
+  const auto ops = isa::operands(f);
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
+    if (!in.ops[k].is_reg()) continue;
+    auto us = units_of(in.ops[k].reg);
+    (ops[k].role == isa::Role::def ? wr : rd).insert((ops[k].role == isa::Role::def ? wr : rd).end(), us.begin(), us.end());
+  }
+  for (unsigned u : implicit_units(f.implicit_uses)) rd.push_back(u);
+  for (unsigned u : implicit_units(f.implicit_defs)) wr.push_back(u);
+  if (partial_def(in)) rd.insert(rd.end(), wr.begin(), wr.end());
+}
+
+}  // namespace asmevo::analysis::detail
