@@ -813,3 +813,87 @@ TEST(LaunchSpecSpecials, ParsedAndDrawnPerElement) {
   EXPECT_FALSE(materialize(buffer(DType::f32, 4, specials_init(0, 0, 1, 1.5)), 0));
   EXPECT_FALSE(materialize(buffer(DType::f32, 4, specials_init(0, 0, 1, NAN)), 0));
 }
+
+namespace {
+
+// log_random: magnitudes log-uniform by binade in [min, max], signs drawn, the same bytes for a seed; replayed here
+// from the splitmix64 stream (binade, then significand, then sign) and rounded by the test's own oracle.
+TEST(LaunchSpecLogRandom, ReplaysTheStreamAndCoversEveryBinade) {
+  auto s = parse(with_args(R"({"buffer": {"dtype": "f32", "count": 4000, "init": {"log_random":
+      {"seed": 9, "min": 0.001, "max": 1000}}}})"));
+  ASSERT_TRUE(s) << s.error().str();
+  const Init& in = s->args[0].buffer.init;
+  EXPECT_EQ(in.kind, Init::log_random);
+  EXPECT_TRUE(in.signed_values);
+  auto b = materialize(s->args[0].buffer, 2);  // trial 2 draws from seed 11
+  ASSERT_TRUE(b);
+  RefSplitMix ref{11};
+  auto unit = [&] { return double(ref() >> 11) / 9007199254740992.0; };
+  // 0.001 is in [2^-10, 2^-9) and 1000 in [2^9, 2^10): 20 binades, the first and last cut by min and max.
+  std::set<int> binades;
+  int negative = 0;
+  for (std::size_t i = 0; i < 4000; ++i) {
+    const std::uint64_t k = ref() % 20;  // below(20): rejection from 2^64 is below 2^-59 likely
+    const double lo = std::max(std::ldexp(1.0, -10 + static_cast<int>(k)), 0.001);
+    const double hi = std::min(std::ldexp(1.0, -9 + static_cast<int>(k)), 1000.0);
+    double v = std::min(lo + unit() * (hi - lo), 1000.0);
+    if (unit() < 0.5) v = -v;
+    const auto bits = static_cast<std::uint32_t>(load_le(*b, 4 * i, 4));
+    ASSERT_EQ(bits, std::bit_cast<std::uint32_t>(static_cast<float>(v))) << i;
+    const float f = std::bit_cast<float>(bits);
+    EXPECT_GE(std::fabs(f), 0.001f);
+    EXPECT_LE(std::fabs(f), 1000.0f);
+    binades.insert(std::ilogb(f));
+    negative += f < 0;
+  }
+  EXPECT_EQ(binades.size(), 20u);
+  EXPECT_GT(negative, 1800);
+  EXPECT_LT(negative, 2200);
+}
+
+// The distribution itself, by counting: unsigned, every value in [0.5, 4], each binade gets a third of them, and a
+// max that is a power of two is not a pile (only bf16 rounding from just below reaches 4.0 exactly).
+TEST(LaunchSpecLogRandom, BinadesAreEvenAndMaxIsNoPile) {
+  auto s = parse(with_args(R"({"buffer": {"dtype": "bf16", "count": 6000, "init": {"log_random":
+      {"seed": 3, "min": 0.5, "max": 4, "signed": false}}}})"));
+  ASSERT_TRUE(s) << s.error().str();
+  auto b = materialize(s->args[0].buffer, 0);
+  ASSERT_TRUE(b);
+  int in_binade[3] = {0, 0, 0}, at_max = 0;
+  for (std::size_t i = 0; i < 6000; ++i) {
+    const float f = std::bit_cast<float>(static_cast<std::uint32_t>(load_le(*b, 2 * i, 2)) << 16);
+    if (f == 4.0f) ++at_max;
+    else if (f >= 0.5f && f < 4.0f) ++in_binade[f < 1 ? 0 : f < 2 ? 1 : 2];
+  }
+  for (const int c : in_binade) {
+    EXPECT_GT(c, 1800);  // 2000 expected; binomial sd ~37
+    EXPECT_LT(c, 2200);
+  }
+  EXPECT_LT(at_max, 60);  // rounding up from [3.984375, 4): ~1/128 of the top binade, ~16 expected
+  EXPECT_EQ(in_binade[0] + in_binade[1] + in_binade[2] + at_max, 6000);
+  // A min below the dtype's smallest subnormal would draw zeros: refused where the values are made.
+  auto tiny = parse(with_args(R"({"buffer": {"dtype": "fp8e4m3fnuz", "count": 4, "init": {"log_random":
+      {"min": 1e-6, "max": 1}}}})"));
+  ASSERT_TRUE(tiny) << tiny.error().str();
+  auto z = materialize(tiny->args[0].buffer, 0);
+  ASSERT_FALSE(z);
+  EXPECT_NE(z.error().message.find("rounds to zero in fp8e4m3fnuz"), std::string::npos) << z.error().message;
+}
+
+TEST(LaunchSpecLogRandom, Errors) {
+  EXPECT_NE(error_of(with_args(R"({"buffer": {"dtype": "i32", "count": 1, "init": {"log_random":
+      {"min": 1, "max": 2}}}})")).find("/args/0/buffer/init/log_random: log_random draws floats"), std::string::npos);
+  EXPECT_NE(error_of(with_args(R"({"buffer": {"dtype": "f32", "count": 1, "init": {"log_random":
+      {"min": 0, "max": 2}}}})")).find("/args/0/buffer/init/log_random/min: the smallest magnitude must be positive"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_args(R"({"buffer": {"dtype": "f32", "count": 1, "init": {"log_random":
+      {"min": 3, "max": 2}}}})")).find("/args/0/buffer/init/log_random: min (3) is greater than max (2)"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_args(R"({"buffer": {"dtype": "f16", "count": 1, "init": {"log_random":
+      {"min": 1, "max": 1e6}}}})")).find("/args/0/buffer/init/log_random/max"), std::string::npos);
+  EXPECT_NE(error_of(with_args(R"({"buffer": {"dtype": "f32", "count": 1, "init": {"log_random":
+      {"min": 1, "max": 2, "signed": 1}}}})")).find("/args/0/buffer/init/log_random/signed: expected true or false"),
+            std::string::npos);
+}
+
+}  // namespace

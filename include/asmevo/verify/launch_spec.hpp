@@ -89,9 +89,11 @@ inline constexpr DTypeInfo dtype_table[] = {
 
 /// How a buffer is filled. Only the fields of `kind` are meaningful.
 struct Init {
-  enum Kind { zeros, random, iota, fill, file } kind = zeros;
-  std::uint64_t seed = 0;            ///< random: trial t draws from seed + t (modulo 2^64)
-  double min = 0, max = 0;           ///< random: the closed range (integers: [ceil(min), floor(max)])
+  enum Kind { zeros, random, log_random, iota, fill, file } kind = zeros;
+  std::uint64_t seed = 0;            ///< random, log_random: trial t draws from seed + t (modulo 2^64)
+  double min = 0, max = 0;           ///< random: the closed range (integers: [ceil(min), floor(max)]);
+                                     ///< log_random: the magnitudes, 0 < min <= max
+  bool signed_values = true;         ///< log_random: each element's sign is drawn too (else all positive)
   /// random: the probability (0..1) that an element is drawn uniformly from special_bits(dtype, min, max) instead
   /// of from [min, max]; 0 draws exactly what a spec without "specials" draws.
   double specials = 0;
@@ -372,6 +374,7 @@ inline Init read_init(SpecChecker& c, const Json& v, const std::string& ptr, std
                       std::optional<std::uint64_t> count, const std::filesystem::path& base_dir) {
   Init r;
   const std::string forms = "\"zeros\", {\"random\": {\"seed\", \"min\", \"max\", \"specials\"}}, "
+                            "{\"log_random\": {\"seed\", \"min\", \"max\", \"signed\"}}, "
                             "{\"iota\": {\"start\", \"step\"}}, "
                             "{\"fill\": value} or {\"file\": \"path\"}";
   if (v.is_string()) {
@@ -433,6 +436,32 @@ inline Init read_init(SpecChecker& c, const Json& v, const std::string& ptr, std
         }
       }
     }
+  } else if (key == "log_random") {
+    r.kind = Init::log_random;
+    if (!c.object(body, p, "an object {\"seed\", \"min\", \"max\"} (and optionally \"signed\")")) return r;
+    c.only_keys(body, p, {"seed", "min", "max", "signed"});
+    if (dt && !dtype_is_float(*dt))
+      c.problem(p, "log_random draws floats; " + std::string(dtype_name(*dt)) + " is an integer dtype", &body,
+                "use random for integers");
+    if (const Json* s = SpecChecker::optional_key(body, "seed"))
+      if (auto x = c.integer(*s, p + "/seed", 0, std::numeric_limits<std::uint64_t>::max(), "a non-negative integer"))
+        r.seed = static_cast<std::uint64_t>(*x);
+    if (const Json* sg = SpecChecker::optional_key(body, "signed")) {
+      if (!sg->is_boolean()) c.problem(p + "/signed", "expected true or false, got " + kind_of(*sg), sg);
+      else r.signed_values = sg->get<bool>();
+    }
+    std::optional<double> lo, hi;
+    if (const Json* m = c.require(body, "min", p)) lo = c.number(*m, p + "/min");
+    if (const Json* m = c.require(body, "max", p)) hi = c.number(*m, p + "/max");
+    if (lo) r.min = *lo;
+    if (hi) r.max = *hi;
+    if (lo && !(*lo > 0))
+      c.problem(p + "/min", "the smallest magnitude must be positive, got " + body["min"].dump(), &body["min"],
+                "e.g. 0.001; signs come from \"signed\"");
+    if (lo && hi && *lo > 0 && *lo > *hi)
+      c.problem(p, "min (" + body["min"].dump() + ") is greater than max (" + body["max"].dump() + ")", &body,
+                "min <= max");
+    if (hi && dt && dtype_is_float(*dt)) check_float_range(c, *dt, *hi, p + "/max", &body["max"], "max");
   } else if (key == "iota") {
     r.kind = Init::iota;
     r.step = 1;
@@ -1074,6 +1103,29 @@ struct FloatLayout {
           detail::store_le(out.data() + i * esize, detail::int_bits(b.dtype, *lo + static_cast<i128>(rng.below(span))),
                            esize);
         }
+      }
+      break;
+    }
+    case Init::log_random: {
+      // Log-uniform by binade: the binade [2^(e-1), 2^e) is drawn uniformly from those [min, max] meets, then the
+      // value uniformly from its part inside [min, max] (IEEE double arithmetic: the same on every platform). A max
+      // that is a power of two opens a binade of its own only when it is also min.
+      if (!is_float || !(in.min > 0) || !(in.min <= in.max) || !std::isfinite(in.max))
+        return fail(DiagCode::usage, "log_random init: needs a float dtype and 0 < min <= max");
+      if (detail::round_float_bits(b.dtype, in.min) == detail::round_float_bits(b.dtype, 0.0))
+        return fail(DiagCode::usage, "log_random init: min (" + std::to_string(in.min) + ") rounds to zero in " +
+                                         std::string(dtype_name(b.dtype)) + "; give a min the dtype can hold");
+      detail::SplitMix64 rng{in.seed + trial};
+      int e_lo = 0, e_hi = 0;
+      (void)std::frexp(in.min, &e_lo);  // frexp: x = f * 2^e, f in [0.5, 1), so x lies in binade e
+      if (std::frexp(in.max, &e_hi) == 0.5 && e_hi > e_lo) --e_hi;
+      const auto binades = static_cast<std::uint64_t>(e_hi - e_lo + 1);
+      for (std::size_t i = 0; i < n; ++i) {
+        const int e = e_lo + static_cast<int>(rng.below(binades));
+        const double lo = std::max(std::ldexp(1.0, e - 1), in.min), hi = std::min(std::ldexp(1.0, e), in.max);
+        double v = std::min(lo + rng.unit() * (hi - lo), in.max);
+        if (in.signed_values && rng.unit() < 0.5) v = -v;
+        detail::store_le(out.data() + i * esize, detail::round_float_bits(b.dtype, v), esize);
       }
       break;
     }
