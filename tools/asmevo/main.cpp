@@ -46,7 +46,7 @@ verbs:
                                                     instruction); --timing adds modeled cycles
   emulate --coverage --mcpu TARGET [--json]         each opcode: exact | approximate | unsupported
   verify K0.co K1.co --launch L.json [--executor emu|hip] [--receipt R.json] [--trials N] [--seed S]
-          [--schedules N] [--limit N] [--no-static] [--json]
+          [--schedules N] [--limit N] [--no-static] [--no-state-check] [--json]
                                                     differential verification of K1 against K0: ABI, static
                                                     checks, memory-model bits, then runs on every shape and
                                                     trial of L.json (one spec or an array); exit 0 equivalent,

@@ -65,7 +65,7 @@ void print_differences(const Json& receipt) {
 
 int cmd_verify(int argc, char** argv) {
   auto a = parse_args(argc, argv, {"--launch", "--executor", "--receipt", "--trials", "--seed", "--schedules", "--limit"},
-                      {"--json", "--no-static"});
+                      {"--json", "--no-static", "--no-state-check"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 2)
     return usage_error("verify takes two code objects: asmevo verify K0.co K1.co --launch L.json [--executor emu|hip] "
@@ -88,6 +88,7 @@ int cmd_verify(int argc, char** argv) {
   vo.schedules = static_cast<std::uint32_t>(*schedules);
   if (trials) vo.trials = static_cast<std::uint32_t>(*trials);
   vo.static_checks = !a.opt.count("--no-static");
+  vo.state_check = !a.opt.count("--no-state-check");
   eo.instruction_limit = *limit;
   std::string executor = "emu";
   if (auto e = a.opt.find("--executor"); e != a.opt.end()) executor = e->second;

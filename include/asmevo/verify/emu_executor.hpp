@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <memory>
 #include <utility>
 
 #include "asmevo/support/diag.hpp"
@@ -56,9 +57,12 @@ class EmuExecutor {
   /// One launch: the spec's inputs for `rr.trial`, scheduled by `rr.schedule_seed`. Bad input (an unknown kernel,
   /// arguments that do not match the metadata) is an error; a kernel that stops is an outcome.
   [[nodiscard]] Expected<RunOutcome> run(const CodeObject& co, const LaunchSpec& spec, const RunRequest& rr) {
-    auto res = emu::emulate(co.module, co.elf, spec, options_for(rr.trial, rr.schedule_seed, false));
+    emu::EmulateOptions eo = options_for(rr.trial, rr.schedule_seed, false);
+    eo.watch = rr.watch;
+    auto res = emu::emulate(co.module, co.elf, spec, eo);
     if (!res) return unexpected(std::move(res).error());
     RunOutcome out;
+    if (res->watched) out.watched = std::make_shared<const emu::WatchLog>(std::move(*res->watched));
     out.stop = stop_kind_of(res->stop.kind);
     if (!res->ok()) {
       out.message = res->stop.message;

@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,11 @@
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/verify/launch_spec.hpp"
+
+namespace asmevo::emu {
+struct Watch;     // emu/watch.hpp
+struct WatchLog;
+}  // namespace asmevo::emu
 
 namespace asmevo::verify {
 
@@ -33,6 +39,9 @@ struct CodeObject {
 struct RunRequest {
   std::uint32_t trial = 0;         ///< random buffer inits use seed + trial (launch_spec.hpp materialize)
   std::uint64_t schedule_seed = 1; ///< emulator: wave interleaving and completion order; a device ignores it
+  /// Registers to record at chosen instructions (the state check); an executor that cannot observe registers (a
+  /// device) ignores it and leaves RunOutcome::watched empty.
+  const emu::Watch* watch = nullptr;
 };
 
 /// How a run ended when it did not end cleanly.
@@ -87,6 +96,8 @@ struct RunOutcome {
   std::optional<std::vector<InstId>> executed;
   /// The branches the run took, and the conditional branches it did not take, when the executor can tell.
   std::optional<std::vector<InstId>> taken, fell_through;
+  /// What RunRequest::watch asked to record, when the executor can (the emulator); null otherwise.
+  std::shared_ptr<const emu::WatchLog> watched;
   [[nodiscard]] bool ok() const noexcept { return stop == StopKind::none; }
 };
 

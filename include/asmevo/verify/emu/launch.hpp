@@ -22,6 +22,7 @@
 #include "asmevo/verify/emu/detail/mem_private.hpp"
 #include "asmevo/verify/emu/hazards.hpp"
 #include "asmevo/verify/emu/timing.hpp"
+#include "asmevo/verify/emu/watch.hpp"
 #include "asmevo/verify/kernargs.hpp"
 #include "asmevo/verify/launch_spec.hpp"
 
@@ -48,6 +49,9 @@ struct EmulateOptions {
   /// Start the registers the initial state leaves undefined as seeded garbage (the default; see emulate), or as
   /// zeros (false).
   bool garbage_registers = true;
+  /// Record the registers these instructions find when a wave issues them (watch.hpp); EmulateResult::watched
+  /// holds what was recorded. Null: nothing is recorded.
+  const Watch* watch = nullptr;
 };
 
 /// One argument's buffer after the run.
@@ -75,6 +79,7 @@ struct EmulateResult {
   double seconds = 0;              ///< host time spent running waves (not setup)
   std::string kernel;
   std::optional<TimingReport> timing;  ///< with EmulateOptions::timing, for a run that ended cleanly
+  std::optional<WatchLog> watched;     ///< with EmulateOptions::watch, up to the stop
   [[nodiscard]] bool ok() const noexcept { return stop.kind == Stop::Kind::none; }
 };
 
@@ -440,6 +445,8 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     htable = build_hazard_table(*code, module.target, analysis::xnack_enabled(module.target_id));
     m.hooks.before = &hazard_check;
   }
+  detail::WatchRecorder watch_rec;
+  if (opt.watch) detail::install_watch(watch_rec, *opt.watch, *code, m);
 
   EmulateResult res;
   res.kernel = ki->name;
@@ -532,6 +539,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   }
   for (const auto& s : stops)
     if (s.kind != Stop::Kind::none) { res.stop = s; break; }
+  if (opt.watch) res.watched = std::move(watch_rec.log);
   for (const auto& [arg, r] : buffer_regions)
     res.buffers.push_back({arg, m.memory.region(r).base, m.memory.region(r).bytes});
   if (opt.timing && res.ok()) {

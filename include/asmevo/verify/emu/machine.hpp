@@ -51,6 +51,11 @@ struct RunOptions {
 struct StepHooks {
   bool (*before)(Wave&, const Op&) = nullptr;
   void (*after)(Wave&, const Op&) = nullptr;
+  /// Per Op index: nonzero where `watch` runs, after `before` let the instruction issue and before it runs (the
+  /// verifier's state check, watch.hpp). Null: off, at the cost of one test per instruction.
+  const std::uint8_t* watched = nullptr;
+  void (*watch)(Wave&, const Op&) = nullptr;
+  void* watch_state = nullptr;
 };
 
 /// An outstanding memory operation: everything it needs was captured at issue (addresses, store data), the
@@ -407,6 +412,7 @@ inline bool issue_op(Wave& w, const Op& op) {
   if (w.outstanding && !scoreboard_ok(w, op)) return false;
   const StepHooks& hooks = w.machine->hooks;
   if (hooks.before && !hooks.before(w, op)) return false;
+  if (hooks.watched && hooks.watched[op.index]) hooks.watch(w, op);
   ++w.pc;
   op.fn(w, op);
   if (hooks.after) hooks.after(w, op);
