@@ -71,10 +71,11 @@ struct Result {
   verify::MutOp op;
   InstId site;
   std::string description;
-  std::string outcome;      ///< invalid, caught_<the gate's rejected_by: static, abi, memory_model, coverage, run>,
+  std::string outcome;      ///< invalid, caught_<the gate's rejected_by: static, abi, memory_model, coverage, run, state>,
                             ///< survived
   std::string equivalence;  ///< survivors: "identical code" (the whole file), "redundant wait", "cache hint", "miss"
   std::string reason;       ///< why invalid / what caught it
+  bool false_rejection = false;  ///< proven equivalent, yet the gate rejected it (its state check)
   double seconds = 0;
 };
 
@@ -202,6 +203,7 @@ int main(int argc, char** argv) {
 
   verify::EmuExecutor exec;
   std::vector<Result> results;
+  int state_false_rejections = 0;
   for (verify::MutOp op : ops) {
     auto sites = verify::mutation_sites(op, p0, *scope);
     // Draw up to per_op sites without replacement, deterministically from the seed (Fisher-Yates on SplitMix64).
@@ -263,6 +265,18 @@ int main(int argc, char** argv) {
       if (rc->verdict == verify::Verdict::not_equivalent) {
         r.outcome = "caught_" + (rc->rejected_by.empty() ? std::string("run") : rc->rejected_by);
         r.reason = rc->reason;
+        // The state check rejects without an output that differs: a mutant the prover shows equivalent is a false
+        // rejection, and it is counted as proven equivalent, not as caught.
+        if (rc->rejected_by == "state") {
+          const auto proof = prove_all(k1_program, site);
+          if (proof.proven) {
+            r.outcome = "survived";
+            r.equivalence = "proven";
+            r.reason = proof.reason + " (the gate rejects it by the state check: a false rejection)";
+            r.false_rejection = true;
+            ++state_false_rejections;
+          }
+        }
         done();
         continue;
       }
@@ -290,7 +304,7 @@ int main(int argc, char** argv) {
   // Per-operator counts.
   struct Count {
     int mutants = 0, invalid = 0, caught_static = 0, caught_abi = 0, caught_memory_model = 0, caught_coverage = 0,
-        caught_run = 0, identical = 0, redundant = 0, hint = 0, proven = 0, miss = 0;
+        caught_run = 0, caught_state = 0, identical = 0, redundant = 0, hint = 0, proven = 0, miss = 0;
   };
   std::map<std::string, Count> per;
   int misses = 0;
@@ -303,6 +317,7 @@ int main(int argc, char** argv) {
     else if (r.outcome == "caught_memory_model") ++c.caught_memory_model;
     else if (r.outcome == "caught_coverage") ++c.caught_coverage;
     else if (r.outcome == "caught_run") ++c.caught_run;
+    else if (r.outcome == "caught_state") ++c.caught_state;
     else if (r.equivalence == "identical code") ++c.identical;
     else if (r.equivalence == "redundant wait") ++c.redundant;
     else if (r.equivalence == "cache hint") ++c.hint;
@@ -326,6 +341,7 @@ int main(int argc, char** argv) {
       e["outcome"] = r.outcome;
       if (!r.equivalence.empty()) e["equivalence"] = r.equivalence;
       if (!r.reason.empty()) e["reason"] = r.reason;
+      if (r.false_rejection) e["false_rejection"] = true;
       e["seconds"] = r.seconds;
       list.push_back(std::move(e));
     }
@@ -335,11 +351,13 @@ int main(int argc, char** argv) {
       sum[name] = {{"mutants", c.mutants}, {"invalid", c.invalid}, {"caught_static", c.caught_static},
                    {"caught_abi", c.caught_abi}, {"caught_memory_model", c.caught_memory_model},
                    {"caught_coverage", c.caught_coverage},
-                   {"caught_run", c.caught_run}, {"equivalent_identical", c.identical},
+                   {"caught_run", c.caught_run}, {"caught_state", c.caught_state},
+                   {"equivalent_identical", c.identical},
                    {"equivalent_redundant_wait", c.redundant}, {"equivalent_cache_hint", c.hint},
                    {"equivalent_proven", c.proven}, {"miss", c.miss}};
     j["summary"] = std::move(sum);
     j["misses"] = misses;
+    j["state_false_rejections"] = state_false_rejections;
     std::cout << j.dump() << "\n";
   } else {
     std::cout << "# " << pos[0] << " (" << kernel << "): " << results.size() << " mutants, " << misses << " missed, "
