@@ -159,6 +159,12 @@ TEST(HazardCheck, ValuSaluRuleFamilies) {
        4},
       {"dst_sel_result_valu_read", Target::gfx942,
        "v_mov_b32_sdwa v1, v0 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:DWORD", "v_add_u32_e32 v2, v1, v1", 1},
+      // A packed VALU with op_sel_hi[0] set (here the default), read by a VALU: 1, as LLVM pads it (its dst_sel test
+      // reads op_sel_hi[0] of a VOP3P form; Triton gfx950 `v_pk_mul_f32 ; s_nop 0 ; v_cvt_pk_bf16_f32`).
+      {"packed_result_valu_read", Target::gfx950, "v_pk_mul_f32 v[4:5], v[4:5], v[6:7]",
+       "v_cvt_pk_bf16_f32 v4, v4, v5", 1},
+      {"packed_result_valu_read", Target::gfx942, "v_pk_add_f32 v[0:1], v[2:3], v[4:5] op_sel_hi:[1,0]",
+       "v_fma_f32 v6, v0, v1, v6", 1},
       // DOT result read by another VALU: 3 (LLVM checkMAIVALUHazards DotWriteDifferentVALURead).
       {"dot_write_valu_read", Target::gfx942, "v_dot2_f32_f16 v2, v0, v1, v2", "v_add_f32_e32 v3, v2, v2", 3},
       // gfx940+: an SGPR/VCC a VALU wrote, read as a lane mask or carry-in: 2, as LLVM pads it (checkVALUHazards,
@@ -392,6 +398,26 @@ TEST(HazardCheck, RowsAmdKernelsBreakAreWarnings) {
   EXPECT_EQ(fs[0].rule, "hazard:valu_vcc_div_fmas");
   EXPECT_EQ(fs[0].severity, analysis::Severity::error);
   EXPECT_EQ(fs[0].message.find("AMD's production kernels"), std::string::npos) << fs[0].message;
+}
+
+// packed_result_valu_read follows op_sel_hi[0] of the producer only: cleared, no wait is needed; fma_mix forms
+// default it to 0. AMD's kernels break the row, so a finding is a warning.
+TEST(HazardCheck, PackedResultFollowsOpSelHi0) {
+  for (const char* producer : {"v_pk_mul_f32 v[4:5], v[4:5], v[6:7] op_sel_hi:[0,1]", "v_fma_mix_f32 v4, v1, v2, v3"}) {
+    auto p = parse(std::string("\t") + producer + "\n\tv_add_f32_e32 v8, v4, v5\n", Target::gfx942);
+    ASSERT_TRUE(p) << producer;
+    EXPECT_TRUE(check(*p, Target::gfx942).empty()) << producer << ": " << dump(check(*p, Target::gfx942));
+  }
+  auto w = parse("\tv_pk_fma_f32 v[4:5], v[0:1], v[2:3], v[4:5]\n\tv_add_f32_e32 v8, v4, v5\n", Target::gfx942);
+  ASSERT_TRUE(w);
+  const Findings fs = check(*w, Target::gfx942);
+  ASSERT_EQ(fs.size(), 1u) << dump(fs);
+  EXPECT_EQ(fs[0].rule, "hazard:packed_result_valu_read");
+  EXPECT_EQ(fs[0].severity, analysis::Severity::warning);
+  // On gfx90a LLVM has no dst_sel forwarding rule (hasDstSelForwardingHazard: GFX940Insts).
+  auto g = parse("\tv_pk_fma_f32 v[4:5], v[0:1], v[2:3], v[4:5]\n\tv_add_f32_e32 v8, v4, v5\n", Target::gfx90a);
+  ASSERT_TRUE(g);
+  EXPECT_TRUE(check(*g, Target::gfx90a).empty());
 }
 
 // ---- paths -----------------------------------------------------------------------------------------------------
@@ -652,11 +678,13 @@ TEST(HazardCheck, AiterCorpusSummary) {
       EXPECT_EQ(fd.severity, analysis::Severity::warning) << f << ": " << fd.message;
       // The classes investigated for issue 6 (an MFMA result read or overwritten early, an SGPR written by a VALU
       // and read by VMEM, a DPP source written just before, a gfx950 lane swap reading a VGPR written 1 wait state
-      // before: mla and fmha v3 do it where LLVM pads 2); a new class needs a new investigation.
+      // before: mla and fmha v3 do it where LLVM pads 2; a packed VALU result read at once: allreduce_rmsnorm and
+      // I8gemm, where LLVM pads 1); a new class needs a new investigation.
       EXPECT_TRUE(fd.rule == "hazard:xdl_write_valu_mem_read" || fd.rule == "hazard:xdl_write_valu_write" ||
                   fd.rule == "hazard:valu_sgpr_valu_read" || fd.rule == "hazard:valu_sgpr_vmem" ||
                   fd.rule == "hazard:vgpr_write_dpp_read" || fd.rule == "hazard:valu_sgpr_valu_mask_read" ||
-                  fd.rule == "hazard:xnack_soft_clause" || fd.rule == "hazard:valu_vgpr_permlane_swap")
+                  fd.rule == "hazard:xnack_soft_clause" || fd.rule == "hazard:valu_vgpr_permlane_swap" ||
+                  fd.rule == "hazard:packed_result_valu_read")
           << f << ": " << fd.message;
       if (sites.emplace(fd.rule, fd.at.value).second) ++per_target[std::string(to_string(p.target))][fd.rule];
       if (std::getenv("ASMEVO_HAZARD_VERBOSE"))

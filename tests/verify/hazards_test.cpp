@@ -150,6 +150,8 @@ TEST(Hazards, ValuSaluRules) {
        "v_permlane32_swap_b32_e32 v2, v1", 4},
       {"dst_sel_result_valu_read", Target::gfx942, 0, "",
        "v_mov_b32_sdwa v1, v0 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:DWORD", "v_add_u32_e32 v2, v1, v1", 1},
+      {"packed_result_valu_read", Target::gfx950, 0, "", "v_pk_mul_f32 v[4:5], v[4:5], v[6:7]",
+       "v_cvt_pk_bf16_f32 v4, v4, v5", 1},
       // DOT result read by another VALU: 3 (LLVM checkMAIVALUHazards DotWriteDifferentVALURead).
       {"dot_write_valu_read", Target::gfx942, 0, "", "v_dot2_f32_f16 v2, v0, v1, v2", "v_add_f32_e32 v3, v2, v2", 3},
       // gfx940+: an SGPR/VCC a VALU wrote, read as a lane mask or carry-in: 2 (LLVM checkVALUHazards,

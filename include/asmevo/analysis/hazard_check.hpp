@@ -207,8 +207,14 @@ inline constexpr std::size_t max_slots = 14;
   }
   // A VALU writing part of its destination (LLVM checkVALUHazards, hasDstSelForwardingHazard): SDWA dst_sel other
   // than DWORD (6, the default), or a VOP3 op_sel with the destination bit (after the sources in the IR's list, bit 3
-  // in the encoded field, MI300 ISA (CDNA3) §12 VOP3 OPSEL).
+  // in the encoded field, MI300 ISA (CDNA3) §12 VOP3 OPSEL). A packed VALU with op_sel_hi[0] set is the producer of
+  // the row packed_result_valu_read (absent, op_sel_hi is all ones but for the fma_mix/mad_mix forms, where it is 0:
+  // LLVM AMDGPUAsmParser cvtVOP3P).
   if (f.cls & hz::valu) {
+    if (const Operand* hi = op("op_sel_hi"); hi && form.format == isa::Format::VOP3P && !form.has(isa::prop::mfma)) {
+      const bool mix = form.mnemonic.find("_mix") != std::string_view::npos;
+      if (hi->present() ? (imm("op_sel_hi") & 1) != 0 : !mix) f.cls |= hz::packed_hi;
+    }
     if (form.variant == isa::Variant::sdwa && present("dst_sel") && imm("dst_sel") != 6) f.cls |= hz::dst_sel;
     if (form.format == isa::Format::VOP3 && present("op_sel")) {
       const unsigned nsrc = present("src0") + present("src1") + present("src2");

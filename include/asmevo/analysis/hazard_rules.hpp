@@ -53,7 +53,8 @@ inline constexpr std::uint64_t
     any = 1ull << 26,          ///< every instruction
     mask_reader = 1ull << 27,  ///< v_addc_co_u32, v_subb_co_u32, v_subbrev_co_u32, v_cndmask_b32 (see role::mask_in)
     flat_seg = 1ull << 28,     ///< FLAT/GLOBAL/SCRATCH (not MUBUF/MTBUF)
-    permlane_swap = 1ull << 29;  ///< v_permlane16_swap_b32, v_permlane32_swap_b32 (gfx950)
+    permlane_swap = 1ull << 29,  ///< v_permlane16_swap_b32, v_permlane32_swap_b32 (gfx950)
+    packed_hi = 1ull << 30;      ///< (operand) a packed (VOP3P, not MFMA) VALU with op_sel_hi[0] set
 }  // namespace hz
 
 /// Operand roles of a register reference.
@@ -258,6 +259,17 @@ inline constexpr HazardRule hazard_rules[] = {
      detail::vgpr_use_explicit, Overlap::any, SameOp::either, 1, 0, 0,
      "a VALU writes part of a VGPR (SDWA dst_sel / op_sel on the destination) that a VALU reads",
      "LLVM GCNHazardRecognizer::checkVALUHazards (Shift16DefWaitstates = 1); MI300 ISA (CDNA3) §4.5"},
+    // LLVM's dst_sel test is `src0_modifiers & SISrcMods::DST_OP_SEL`, and SIDefines.h gives DST_OP_SEL the mask of
+    // OP_SEL_1, which in a VOP3P form's src0_modifiers is op_sel_hi[0]: so LLVM pads a packed VALU with op_sel_hi[0]
+    // set (the default) like a dst_sel write (Triton's gfx950 `v_pk_mul_f32 v[4:5], ...; s_nop 0;
+    // v_cvt_pk_bf16_f32 v4, v4, v5`). The ISA lists no such row, and AMD's kernels do not pad it.
+    {"packed_result_valu_read", tg::gfx94x, hz::valu | hz::packed_hi, 0, 0, hz::valu, 0, 0, detail::vgpr_def,
+     detail::vgpr_use_explicit, Overlap::any, SameOp::either, 1, 0, 0,
+     "a packed VALU with op_sel_hi[0] set writes a VGPR that a VALU reads",
+     "LLVM GCNHazardRecognizer::checkVALUHazards (hasDstSelForwardingHazard, Shift16DefWaitstates = 1: "
+     "src0_modifiers & DST_OP_SEL, and SIDefines.h DST_OP_SEL = OP_SEL_1, a VOP3P form's op_sel_hi[0])", 0, false,
+     "aiter gfx942 I8gemm_bf16_perTokenI8_BpreShuffle_16x128: i572 v_pk_mul_f32 writes v30, i573 v_fma_f32 reads "
+     "it after 0 of 1"},
     {"valu_sgpr_valu_read", tg::gfx94x, hz::valu, 0, 0, hz::valu, 0, 0, detail::sgpr_def,
      detail::sgpr_use_constant, Overlap::any, SameOp::either, 2, 0, 0,
      "a VALU writes an SGPR that a VALU reads as a constant (a carry-in or lane mask: valu_sgpr_valu_mask_read)",

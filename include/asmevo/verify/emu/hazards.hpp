@@ -146,8 +146,12 @@ namespace detail {
   // A VALU writing part of its destination (LLVM checkVALUHazards, hasDstSelForwardingHazard): SDWA with dst_sel
   // other than DWORD (6), or a VOP3 form whose op_sel sets the destination bit. The IR keeps op_sel as the written
   // list, one bit per source then the destination; the encoded field has the destination at bit 3 (MI300 ISA (CDNA3)
-  // §12 VOP3 OPSEL): either is accepted. VOP3P op_sel has no destination bit.
+  // §12 VOP3 OPSEL): either is accepted. VOP3P op_sel has no destination bit, but a packed VALU with op_sel_hi[0]
+  // set is the producer of packed_result_valu_read (analysis/hazard_rules.hpp; decode fills in the default op_sel_hi).
   if (f.cls & hz::valu) {
+    if (form.format == isa::Format::VOP3P && !form.has(isa::prop::mfma) && op.has(Name::op_sel_hi) &&
+        (op.imm(Name::op_sel_hi) & 1))
+      f.cls |= hz::packed_hi;
     if (form.variant == isa::Variant::sdwa && op.has(Name::dst_sel) && op.imm(Name::dst_sel) != 6) f.cls |= hz::dst_sel;
     if (form.format == isa::Format::VOP3 && op.has(Name::op_sel)) {
       const unsigned nsrc = op.has(Name::src0) + op.has(Name::src1) + op.has(Name::src2);
