@@ -124,7 +124,7 @@ for op in ops + ["**total**"]:
 print()
 if kinds:
     print("Proven equivalent, by proof: " + ", ".join("%s %d" % (k, n) for k, n in sorted(kinds.items())) + "\n")
-print("\"Caught by state\": the outputs matched, but registers K0 may still read held other values after the edit "
+print("\"Caught by state\": the outputs matched, but registers both kernels may still read held other values after the edit "
       "(the gate's state check). Such a mutant has no output witness; when the prover shows one equivalent it is "
       "counted as proven equivalent, not caught: %d such false rejection(s)%s\n" % (len(false_rejections),
       "".join("\n- %s  %s  %s" % f for f in false_rejections)))

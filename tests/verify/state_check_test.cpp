@@ -1,6 +1,6 @@
 // The verifier's state check (verify/differential.hpp state_points / state_difference, emu/watch.hpp): after each
-// edited region, the registers K0 may still read must hold what K0 holds. Shown on Triton corpus kernels with edits
-// whose difference the outputs hide (a float sum reordered, a constant that only matters for a zero input) -- the
+// edited region, the registers both kernels may still read must hold what K0 holds. Shown on Triton corpus kernels
+// with edits whose difference the outputs hide (a float sum reordered, a constant that only matters for a zero input) -- the
 // output comparison alone accepts them, the state check does not -- and with correct edits it must accept (two
 // independent moves swapped, an s_nop inserted, a register renamed); on synthetic logs, how differences, pending
 // loads, visit counts and a second run of K0 are judged.

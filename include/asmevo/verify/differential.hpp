@@ -8,8 +8,8 @@
 // place: K1's instructions are aligned with K0's kernel by kernel and a finding is inherited when its instructions
 // map onto a K0 finding of the same rule), (c) memory model (verify/memory_model.hpp), (d) coverage (a kernel no
 // launch runs must keep K0's code), (e) runs on an Executor, where the emulator also records, at the first
-// instruction after each edited region (state_points), the registers K0 may still read there, and K1 must hold the
-// same values in the lanes EXEC enables (the state check: an edit whose difference the outputs hide -- rounding to
+// instruction after each edited region (state_points), the registers both kernels may still read there, and K1 must
+// hold K0's values in the lanes EXEC enables (the state check: an edit whose difference the outputs hide -- rounding to
 // f16, a masked store, an input no draw hit -- still differs there), (f) coverage again: every instruction K1 changed in a
 // launched kernel must have run (in K0 what it deleted or replaced, in K1 what it added), where the executor reports
 // what ran. From the second trial on (in the only trial when a shape has one), every output whose declared init is
@@ -918,8 +918,8 @@ struct StatePoint {
 /// The state points of every launched kernel: its code is aligned as new_static_findings aligns it, and each
 /// matched pair that follows an unmatched region (an insertion, deletion or replacement) is a point, except the
 /// pairs a moved instruction passes over (it is unmatched on both sides, in two hunks: the pairs between them see
-/// it moved on one side only; the pair after the second hunk is the point). At a point, the registers K0 may still read (analysis::Liveness) must
-/// hold what K0 holds, in every lane EXEC enables, at every visit of every wave: an edit whose difference the
+/// it moved on one side only; the pair after the second hunk is the point). At a point, the registers both kernels
+/// may still read (analysis::Liveness) must hold what K0 holds, in every lane EXEC enables, at every visit of every wave: an edit whose difference the
 /// output rounding or a masked-off store would hide (a reassociated float sum, a changed exp() range step) shows
 /// there. The units are those live at the point in K0 and in K1 (a register renamed in K1 is live in neither
 /// under its old name at the point, and the outputs still compare its effect), that both kernels allocate
@@ -1038,7 +1038,7 @@ struct StatePoint {
           what = name + buf;
         }
         return where(k) + ", visit " + std::to_string(n + 1) + ": " + what +
-               ", and K0 may still read it (live there)";
+               ", and both kernels may still read it (live there)";
       }
   }
   return std::nullopt;
