@@ -504,6 +504,28 @@ TEST(MutateCli, BadInputExitsTwo) {
   EXPECT_EQ(WEXITSTATUS(pclose(f)), 2);
   EXPECT_NE(out.find("unknown operator 'waitcnt'"), std::string::npos) << out;
 }
+// --site keeps only the mutant a full run draws at that instruction: on softmax (gfx942) the swap at i63 of a DPP
+// copy and its canonicalization (v_max_f32 v8, v8, v8) in the cross-lane max reduction. Every value in that
+// reduction is already canonical (a max result, or 0 from bound_ctrl), so the swap changes no bit and the prover
+// shows it; a bad site id is a usage error.
+TEST(MutateCli, SiteSelectsOneDrawnMutant) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  const auto co = (dir / "triton" / "softmax_f32.gfx942.hsaco").string();
+  const std::string launch = std::string(ASMEVO_SOURCE_DIR) + "/tests/data/launch/triton/softmax_f32.json";
+  int rc = 0;
+  auto j = run_cli(co + " --launch " + launch + " --ops swap_dependent --per-op 8 --seed 1 --site i63", rc);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(rc, 0) << j.dump(1);
+  ASSERT_EQ(j["mutants"].size(), 1u) << j.dump(1);
+  const auto& m = j["mutants"][0];
+  EXPECT_EQ(m["site"], "i63") << m.dump();
+  EXPECT_EQ(m["outcome"], "survived") << m.dump();
+  EXPECT_EQ(m["equivalence"], "proven") << m.dump();
+  const std::string cmd = std::string(ASMEVO_MUTATE_CLI) + " " + co + " --launch " + launch + " --site x63 >/dev/null 2>&1";
+  const int st = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 2) << st;
+}
+
 #endif
 
 }  // namespace

@@ -41,7 +41,8 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
     "usage: asmevo-mutate K0.co --launch L.json [--ops a,b,...] [--per-op N] [--seed S] [--trials N] [--schedules N] "
-    "[--json]\n"
+    "[--site N] [--json]\n"
+    "--site N keeps only the mutant drawn at instruction iN (the draw is unchanged, so it is the one a full run makes)\n"
     "operators: waitcnt_drop waitcnt_weaken swap_dependent reg_change imm_change offset_change cmp_flip nop_drop "
     "exec_change store_oob cache_bit\n";
 
@@ -97,7 +98,8 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--json") { json = true; continue; }
     if (a == "-h" || a == "--help") { std::cout << kUsage; return 0; }
-    if (a == "--launch" || a == "--ops" || a == "--per-op" || a == "--seed" || a == "--trials" || a == "--schedules") {
+    if (a == "--launch" || a == "--ops" || a == "--per-op" || a == "--seed" || a == "--trials" || a == "--schedules" ||
+        a == "--site") {
       if (i + 1 >= argc) return usage_error(a + " needs a value");
       opt[a] = argv[++i];
       continue;
@@ -122,6 +124,13 @@ int main(int argc, char** argv) {
     }
   }
   std::uint64_t per_op = 5, seed = 1;
+  std::optional<std::uint64_t> only_site;
+  if (auto o = opt.find("--site"); o != opt.end()) {
+    std::string_view v = o->second;
+    if (v.starts_with("i")) v.remove_prefix(1);
+    only_site = parse_u64(v);
+    if (!only_site) return usage_error("--site: expected an instruction id (N or iN), got '" + o->second + "'");
+  }
   verify::VerifyOptions vo;
   if (auto o = opt.find("--per-op"); o != opt.end()) {
     auto v = parse_u64(o->second);
@@ -211,6 +220,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i + 1 < sites.size(); ++i) std::swap(sites[i], sites[i + rng.below(sites.size() - i) + 0]);
     if (sites.size() > per_op) sites.resize(per_op);
     std::sort(sites.begin(), sites.end());
+    if (only_site) std::erase_if(sites, [&](InstId s) { return s.value != *only_site; });
     for (InstId site : sites) {
       const auto t0 = std::chrono::steady_clock::now();
       Result r{op, site, {}, {}, {}, {}, 0};
