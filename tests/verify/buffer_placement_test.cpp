@@ -212,6 +212,34 @@ TEST(BufferPlacement, BuffersSitHighSoAFlippedHighBitFaults) {
   }
 }
 
+/// From trial 1 on the boundary moves (verify::buffer_phase, buffer_split): off 256-byte alignment by a nonzero
+/// multiple of 16, and to another eighth of the buffer, differing between arguments and trials, so that a dropped
+/// carry shows in rows and tiles away from the middle too. Trial 0 keeps hipMalloc's 256-byte alignment and the
+/// middle. Here for a 16 KiB buffer: the bytes below the boundary are eighths/8 of it plus the phase.
+TEST(BufferPlacement, LaterTrialsMoveTheBoundary) {
+  constexpr u64 size = 16384;
+  std::set<unsigned> splits;
+  for (std::uint32_t trial = 0; trial < 7; ++trial)
+    for (std::size_t arg = 0; arg < 3; ++arg) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + " arg " + std::to_string(arg));
+      const u64 phase = verify::buffer_phase(trial, arg);
+      const unsigned split = verify::buffer_split(trial, arg);
+      emu::Memory m;
+      const emu::Region& g = m.region(m.map_straddling("a", size, true, emu::Memory::default_guard, phase, split));
+      const u64 below = (1ull << 32) - (g.base & 0xffffffffull);
+      EXPECT_EQ(below, size / 8 * split + phase);
+      if (trial == 0) {
+        EXPECT_EQ(split, 4u);
+        EXPECT_EQ(g.base % 256, 0u);
+      } else {
+        EXPECT_EQ(g.base % 16, 0u);
+        EXPECT_NE(g.base % 256, 0u);
+        if (arg == 0) splits.insert(split);
+      }
+    }
+  EXPECT_EQ(splits, (std::set<unsigned>{1, 2, 3, 5, 6, 7})) << "trials 1..6 do not visit every other eighth";
+}
+
 /// The same kernel without the v_addc_co_u32s: lanes whose low half wraps keep the base's high dword and so land
 /// 4 GiB below their element, outside every allocation. Under a placement that kept every buffer below a boundary
 /// this edit computed the same addresses and passed.

@@ -1023,6 +1023,28 @@ struct FloatLayout {
   return out;
 }
 
+/// How far (a multiple of 16 below 256) the emulator moves buffer argument `arg`'s base off 256-byte alignment in
+/// trial `trial` (emu::Memory::map_straddling's phase): 0 in trial 0, where every base is as aligned as hipMalloc
+/// leaves it (256 bytes, HIP Programming Guide "Memory allocation"); from trial 1 on a nonzero multiple of 16 that
+/// varies with the argument and the trial. Triton specializes a pointer on divisibility by 16 and no more
+/// (tt.divisibility = 16), and a tensor view can start at any such offset into its allocation, so K0 is correct there
+/// too; and a K1 that drops the carry of an address add that a 256-aligned base never produces is caught.
+[[nodiscard]] constexpr std::uint64_t buffer_phase(std::uint32_t trial, std::size_t arg) noexcept {
+  if (trial == 0) return 0;
+  return 16 * (1 + (7 * std::uint64_t{trial} + 3 * std::uint64_t{arg}) % 15);
+}
+
+/// Where in buffer argument `arg` the emulator puts the 4 GiB boundary it straddles in trial `trial`, in eighths of
+/// the buffer (emu::Memory::map_straddling's `eighths`): the middle (4) in trial 0, from trial 1 on the quarters
+/// and then the other eighths, varying with the argument and the trial. A dropped carry into an address's high half
+/// shows only in an access past the boundary from a row or tile that starts before it, so the boundary moves across
+/// trials: a tiled kernel whose tiles all start on one side of the middle still crosses it somewhere.
+[[nodiscard]] constexpr unsigned buffer_split(std::uint32_t trial, std::size_t arg) noexcept {
+  constexpr unsigned order[6] = {2, 6, 3, 5, 1, 7};  // quarters first: tiles are often a power of two in size
+  if (trial == 0) return 4;
+  return order[(trial - 1 + arg) % 6];
+}
+
 /// The bytes of one buffer (little-endian elements) for trial `trial`. random draws from seed + trial: floats
 /// uniformly in [min, max] as doubles, then rounded to the dtype (nearest even); integers uniformly over
 /// [ceil(min), floor(max)]. With "specials" p > 0, each element first draws u in [0, 1) from the same stream: when

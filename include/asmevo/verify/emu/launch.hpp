@@ -225,17 +225,24 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   m.code = &*code;
 
   // Buffers, in argument order, each across a 4 GiB boundary in windows of its own (Memory::map_straddling), so
-  // that an edit that gets the high half of a 64-bit address wrong faults. Mapped first, and the kernarg segment
-  // right after them: neither depends on the code's size.
+  // that an edit that gets the high half of a 64-bit address wrong faults; from trial 1 on only 16-byte aligned
+  // (verify::buffer_phase), so that the boundary also falls inside rows that start 256-byte aligned, and at another
+  // point of the buffer (verify::buffer_split). Mapped first, and the kernarg segment right after them: neither
+  // depends on the code's size.
   std::vector<std::uint64_t> arg_addr(spec.args.size(), 0);
   std::vector<std::pair<std::size_t, std::size_t>> buffer_regions;  // (arg, region)
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     if (spec.args[i].kind != verify::ArgSpec::Kind::buffer) continue;
     auto bytes = verify::materialize(spec.args[i].buffer, opt.trial);
     if (!bytes) return unexpected(bytes.error());
-    const std::size_t r = m.memory.map_straddling("arg" + std::to_string(i), bytes->size(), true);
+    const std::size_t r = m.memory.map_straddling("arg" + std::to_string(i), bytes->size(), true, Memory::default_guard,
+                                                  verify::buffer_phase(opt.trial, i), verify::buffer_split(opt.trial, i));
     std::memcpy(m.memory.region(r).bytes.data(), bytes->data(), bytes->size());
     arg_addr[i] = m.memory.region(r).base;
+    // verify::launch_facts states bits 47..63 of every buffer address are zero, as in a user address space.
+    if (arg_addr[i] + bytes->size() > (std::uint64_t{1} << 47))
+      return fail(DiagCode::usage, "buffer argument " + std::to_string(i) + " (" + std::to_string(bytes->size()) +
+                                       " bytes) does not fit below 2^47 beside the others");
     buffer_regions.emplace_back(i, r);
   }
   verify::LaunchGeometry geo{grid, *block};

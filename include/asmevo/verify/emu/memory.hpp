@@ -64,10 +64,26 @@ class Memory {
   /// by 6k + {-1, 0, 1}, never a power of two, so flipping any single one of bits 32..46 never lands in another
   /// buffer either, but in unmapped memory. A buffer too large for its two windows, or one that would come down to
   /// the regions mapped upward, is placed upward after them instead.
-  std::size_t map_straddling(std::string name, std::uint64_t size, bool writable, std::uint64_t guard = default_guard) {
+  ///
+  /// `phase` (a multiple of 16 below 256) moves the boundary that many bytes further into the buffer, when the
+  /// buffer has room for it: the base is then only 16-byte aligned. With phase 0 every base is 256-byte aligned and
+  /// the boundary sits at a multiple of 256 from it, so address arithmetic on 256-byte rows never carries into the
+  /// high half inside a row; a phase puts the boundary mid-row (see verify::buffer_phase).
+  ///
+  /// `eighths` (1..7) puts the boundary that many eighths into the buffer instead of at the middle (4), rounded down
+  /// as above; where that leaves nothing below it, the middle is used (see verify::buffer_split).
+  std::size_t map_straddling(std::string name, std::uint64_t size, bool writable, std::uint64_t guard = default_guard,
+                             std::uint64_t phase = 0, unsigned eighths = 4) {
     constexpr std::uint64_t window = 1ull << 32;
-    std::uint64_t below = (size / 2) & ~std::uint64_t{255};
-    if (below == 0) below = (size / 2) & ~std::uint64_t{15};
+    auto split = [size](unsigned e) {
+      const std::uint64_t at = size / 8 * e + size % 8 * e / 8;  // size * e / 8 without overflow
+      const std::uint64_t b = at & ~std::uint64_t{255};
+      return b != 0 ? b : at & ~std::uint64_t{15};
+    };
+    std::uint64_t below = split(eighths >= 1 && eighths <= 7 ? eighths : 4);
+    if (below == 0) below = split(4);
+    phase &= 0xf0;
+    if (below + phase < size) below += phase;
     const std::uint64_t above = std::max<std::uint64_t>(size - below, 1);
     constexpr std::uint64_t top_boundary = 0x7ffe'0000'0000ull, spacing = 6;
     if (below + guard <= window && above + guard <= window && high_count_ * spacing * window < top_boundary) {
