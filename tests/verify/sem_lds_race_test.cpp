@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -258,6 +259,33 @@ EmulateResult run_attn(const verify::CodeObject& co, Completion c, std::uint64_t
 /// meets the other waves at s_barrier before they read the tile (the .s of the corpus, lines "ds_write_b16 ...
 /// s_waitcnt lgkmcnt(0) / s_barrier"). Deleting that s_waitcnt: adversarial completion stops with the race; eager
 /// completion (nothing outstanding) still runs, and K0 runs cleanly either way.
+// Lanes of one store instruction that write the same bytes: the ISA names no winner, so the emulator lets the
+// schedule seed pick the order the lanes land in (sem_mem.hpp store_first_lane). Every lane writes its id to LDS
+// byte 0 and, at an address of its own, 0x100 + its id: the shared dword holds some lane's id, which one changes with
+// the seed, and the other dwords are exactly what their lane wrote whatever the order.
+TEST(LdsRace, SameAddressLanesOfOneStoreLandInASeedChosenOrder) {
+  std::set<u32> winners;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    SCOPED_TRACE(seed);
+    auto s = emu::test::make_snippet("\tds_write_b32 v1, v2\n\tds_write_b32 v3, v4\n\ts_waitcnt lgkmcnt(0)", Target::gfx942,
+                                     1, 65536, adversarial(seed));
+    ASSERT_TRUE(s);
+    for (unsigned l = 0; l < 64; ++l) {
+      s->wave(0).row(1)[l] = 0;
+      s->wave(0).row(2)[l] = l;
+      s->wave(0).row(3)[l] = 0x100 + 4 * l;
+      s->wave(0).row(4)[l] = 0x100 + l;
+    }
+    const Stop& st = s->run();
+    ASSERT_EQ(st.kind, Stop::Kind::none) << st.message;
+    const u32 w = lds_dword(*s, 0);
+    EXPECT_LT(w, 64u);
+    winners.insert(w);
+    for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(lds_dword(*s, 0x100 + 4 * l), 0x100 + l) << "lane " << l;
+  }
+  EXPECT_GE(winners.size(), 4u) << "the winning lane does not depend on the seed";
+}
+
 TEST(LdsRaceCorpus, AttentionWithoutTheWaitBeforeTheFirstBarrierStops) {
   ASMEVO_REQUIRE_CORPUS(dir);
   const auto file = dir / "triton" / "attn_fwd_causal_f16_d64.gfx942.hsaco";

@@ -48,6 +48,31 @@ namespace detail {
   return off;
 }
 
+/// The lane whose write lands first when the lanes of one store write in turn. Where several lanes of one
+/// instruction write the same bytes, the ISA names no winner (nothing in the CDNA3 ISA guide's LDS or global
+/// memory chapters orders the lanes of one instruction), so the emulator lets the schedule seed choose: lanes land
+/// from this one upward, then wrap around to lane 0, and the last of the colliding lanes in that order wins. A kernel
+/// whose result depends on which lane wins then differs between seeds, as it may between devices. Drawn from the
+/// seed, the wave and the instruction's id (stable between K0 and K1), so an edit elsewhere does not change it and it
+/// uses no generator state (the schedule stays the same). Applied where one instruction's lanes are written in one
+/// pass: global stores within one region, buffer stores of up to 4 bytes, ds_write and ds_write2; the other store
+/// paths (flat, scratch, wider or swizzled buffer stores, global stores that span regions) write in lane order.
+[[nodiscard]] inline unsigned store_first_lane(const Wave& w, const Op& op) noexcept {
+  std::uint64_t z = w.machine->options.seed * 0x9e3779b97f4a7c15ull + (std::uint64_t{w.wave_id} << 40) + op.id.value;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64 finaliser (Steele, Lea, Flood 2014)
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<unsigned>((z ^ (z >> 31)) % wave_lanes);
+}
+
+/// Calls f(l) for the lanes of `e` in store order (store_first_lane, then upward with wrap-around).
+template <class F>
+inline void for_store_lanes(const Wave& w, const Op& op, LaneMask e, F&& f) {
+  const unsigned first = store_first_lane(w, op);
+  const LaneMask upper = first ? e & (~LaneMask{0} << first) : e;
+  for (LaneMask x : {upper, e & ~upper})
+    for (; x; x &= x - 1) f(static_cast<unsigned>(std::countr_zero(x)));
+}
+
 /// SMEM address: "All components of the address (base, offset, inst_offset, M0) are in bytes, but the two LSBs
 /// are ignored and treated as if they were zero" ([ISA] §8.2.1.1 "Scalar Memory Addressing").
 [[nodiscard]] inline std::uint64_t smem_addr(const Wave& w, const Op& op) noexcept {
@@ -280,10 +305,7 @@ inline void vstore_done(Wave& w, MemOp& m) {
   if constexpr (S == Seg::global) {
     std::uint64_t lo = 0;
     if (std::byte* base = span_ptr(w, m, m.exec, st_bytes(K), true, lo)) {
-      for (LaneMask e = m.exec; e; e &= e - 1) {
-        const unsigned l = static_cast<unsigned>(std::countr_zero(e));
-        put_store<K>(m, l, base + (m.addr[l] - lo));
-      }
+      for_store_lanes(w, *m.op, m.exec, [&](unsigned l) { put_store<K>(m, l, base + (m.addr[l] - lo)); });
       return;
     }
   }
@@ -1046,14 +1068,7 @@ inline void bstore_done(Wave& w, MemOp& m) {
   if constexpr (st_bytes(K) <= 4) {
     std::uint64_t lo = 0;
     if (std::byte* base = span_ptr(w, m, m.mask, st_bytes(K), true, lo)) {
-      if (m.mask == ~LaneMask{0}) {  // every lane in range: no per-lane tests
-        for (unsigned l = 0; l < wave_lanes; ++l) put_store<K>(m, l, base + (m.addr[l] - lo));
-        return;
-      }
-      for (LaneMask e = m.mask; e; e &= e - 1) {
-        const unsigned l = static_cast<unsigned>(std::countr_zero(e));
-        put_store<K>(m, l, base + (m.addr[l] - lo));
-      }
+      for_store_lanes(w, *m.op, m.mask, [&](unsigned l) { put_store<K>(m, l, base + (m.addr[l] - lo)); });
       return;
     }
   }
@@ -1204,12 +1219,14 @@ inline void ds_read(Wave& w, const Op& op) {
 
 template <St K>
 inline void ds_write_done(Wave& w, MemOp& m) {
+  // Every lane's address is checked first, in lane order (a fault names the lowest such lane), then the lanes write
+  // in store order (for_store_lanes).
+  std::byte* p[wave_lanes];
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
-    std::byte* p = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[0], st_bytes(K), true);
-    if (!p) return;
-    put_store<K>(m, l, p);
+    if (!(p[l] = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[0], st_bytes(K), true))) return;
   }
+  for_store_lanes(w, *m.op, m.exec, [&](unsigned l) { put_store<K>(m, l, p[l]); });
 }
 
 /// ds_write_{b8,b16,b32,b64,b96,b128} and b8/b16_d16_hi: data0 at addr + offset.
@@ -1266,14 +1283,17 @@ inline void ds_read2(Wave& w, const Op& op) {
 template <unsigned B>
 inline void ds_write2_done(Wave& w, MemOp& m) {
   constexpr unsigned n = B / 4;
+  std::byte* p[2][wave_lanes];  // checked in lane order, written in store order (as ds_write_done)
   for (LaneMask e = m.exec; e; e &= e - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(e));
-    for (unsigned h = 0; h < 2; ++h) {
-      std::byte* p = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[h], B, true);
-      if (!p) return;
-      for (unsigned k = 0; k < n; ++k) std::memcpy(p + 4 * k, &m.data[h * n + k][l], 4);
-    }
+    for (unsigned h = 0; h < 2; ++h)
+      if (!(p[h][l] = lds_ptr(w, *m.op, l, m.addr[l] + m.aux[h], B, true))) return;
   }
+  // Within a lane data0 lands before data1 (both halves of a lane to the same bytes leave data1).
+  for_store_lanes(w, *m.op, m.exec, [&](unsigned l) {
+    for (unsigned h = 0; h < 2; ++h)
+      for (unsigned k = 0; k < n; ++k) std::memcpy(p[h][l] + 4 * k, &m.data[h * n + k][l], 4);
+  });
 }
 
 /// ds_write2{,st64}_{b32,b64}: data0 to the first address, data1 to the second.
