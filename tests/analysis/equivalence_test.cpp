@@ -53,13 +53,13 @@ LaunchFacts facts(std::array<std::uint32_t, 3> block = {256, 1, 1}, std::array<s
   f.kernarg.bytes.assign(16, 0);
   f.kernarg.known.assign(16, 0);
   const std::uint32_t n = 1000;
-  for (unsigned i = 0; i < 4; ++i) f.kernarg.bytes[8 + i] = static_cast<std::uint8_t>(n >> (8 * i)), f.kernarg.known[8 + i] = 1;
+  for (unsigned i = 0; i < 4; ++i) f.kernarg.bytes[8 + i] = static_cast<std::uint8_t>(n >> (8 * i)), f.kernarg.known[8 + i] = 0xff;
   f.dispatch.bytes.assign(64, 0);
   f.dispatch.known.assign(64, 0);
   for (unsigned d = 0; d < 3; ++d) {
     f.dispatch.bytes[4 + 2 * d] = static_cast<std::uint8_t>(block[d]);
     f.dispatch.bytes[5 + 2 * d] = static_cast<std::uint8_t>(block[d] >> 8);
-    f.dispatch.known[4 + 2 * d] = f.dispatch.known[5 + 2 * d] = 1;
+    f.dispatch.known[4 + 2 * d] = f.dispatch.known[5 + 2 * d] = 0xff;
   }
   return f;
 }
@@ -727,6 +727,154 @@ TEST(EquivalenceAdversarial, FloatResultDependsOnMode) {
   EXPECT_FALSE(r.proven) << r.reason;
 }
 
+// A load of a byte or a short into a whole dword zero-extends it (unsigned forms) or sign-extends it (signed forms;
+// MI300 ISA GLOBAL_LOAD_USHORT / _SSHORT ...), so masking a ushort load with 0xffff changes nothing, and masking an
+// sshort or a dword load does.
+constexpr const char* kUshort = R"(
+k:
+  global_load_ushort v1, v[8:9], off
+  s_waitcnt vmcnt(0)
+  v_and_b32_e32 v2, 0xffff, v1
+  global_store_dword v[10:11], v2, off
+  s_endpgm
+)";
+
+TEST(Equivalence, SubDwordLoadsExtend) {
+  const auto r = prove(kUshort, edit(kUshort, "v_and_b32_e32 v2, 0xffff, v1", "v_mov_b32_e32 v2, v1"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  const std::string ds = edit(kUshort, "global_load_ushort v1, v[8:9], off", "ds_read_u16 v1, v8");
+  const std::string ds_w = edit(ds, "vmcnt(0)", "lgkmcnt(0)");
+  EXPECT_TRUE(prove(ds_w, edit(ds_w, "v_and_b32_e32 v2, 0xffff, v1", "v_mov_b32_e32 v2, v1")).proven);
+  for (const char* load : {"global_load_sshort v1, v[8:9], off", "global_load_dword v1, v[8:9], off",
+                           "global_load_short_d16 v1, v[8:9], off"}) {
+    SCOPED_TRACE(load);
+    const std::string k0 = edit(kUshort, "global_load_ushort v1, v[8:9], off", load);
+    EXPECT_FALSE(prove(k0, edit(k0, "v_and_b32_e32 v2, 0xffff, v1", "v_mov_b32_e32 v2, v1")).proven);
+  }
+  // A signed byte: bits 31:7 are all copies of its sign, so an arithmetic shift right by 7 or by 31 gives one value.
+  const std::string sb = edit(kUshort, "global_load_ushort v1, v[8:9], off", "global_load_sbyte v1, v[8:9], off");
+  const std::string sb0 = edit(sb, "v_and_b32_e32 v2, 0xffff, v1", "v_ashrrev_i32_e32 v2, 7, v1");
+  EXPECT_TRUE(prove(sb0, edit(sb0, "v_ashrrev_i32_e32 v2, 7, v1", "v_ashrrev_i32_e32 v2, 31, v1")).proven);
+}
+
+// v_max_f32 x, x is how LLVM canonicalizes a float on gfx9: it quiets a signalling NaN (IEEE mode) and flushes a
+// denormal that MODE flushes, and otherwise returns x bit for bit. Here x is a v_add_f32 result, which is a quiet NaN
+// for any NaN and has MODE's output flushing applied already, so replacing the canonicalization by a plain move changes no bit: proven
+// under FLOAT_DENORM_MODE_32 = 3 (keep) and 0 (flush) with IEEE mode. Not under mode 2 (flush input denormals, keep
+// output ones: the add may return a denormal that max(x, x) flushes to 0), nor when MODE is not known, nor when the
+// kernel writes MODE, nor for a loaded x (it may be a signalling NaN, which max(x, x) quiets).
+constexpr const char* kCanon = R"(
+k:
+  v_add_f32_e32 v1, v2, v3
+  v_max_f32_e32 v1, v1, v1
+  global_store_dword v[8:9], v1, off
+  s_endpgm
+)";
+
+TEST(Equivalence, CanonicalizeOfACanonicalValue) {
+  const std::string k1 = edit(kCanon, "v_max_f32_e32 v1, v1, v1", "v_mov_b32_e32 v1, v1");
+  auto f = facts();
+  f.f32_mode = 3 | 4;
+  const auto keep = prove(kCanon, k1, f);
+  EXPECT_TRUE(keep.proven) << keep.reason;
+  f.f32_mode = 0 | 4;
+  EXPECT_TRUE(prove(kCanon, k1, f).proven);
+  f.f32_mode = 2 | 4;
+  EXPECT_FALSE(prove(kCanon, k1, f).proven);
+  EXPECT_FALSE(prove(kCanon, k1, facts()).proven);  // MODE not known
+  f.f32_mode = 3 | 4;
+  const std::string set = edit(kCanon, "k:\n", "k:\n  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3\n");
+  EXPECT_FALSE(prove(set, edit(set, "v_max_f32_e32 v1, v1, v1", "v_mov_b32_e32 v1, v1"), f).proven);
+  const std::string ld = edit(kCanon, "v_add_f32_e32 v1, v2, v3", "global_load_dword v1, v[10:11], off\n  s_waitcnt vmcnt(0)");
+  EXPECT_FALSE(prove(ld, edit(ld, "v_max_f32_e32 v1, v1, v1", "v_mov_b32_e32 v1, v1"), f).proven);
+  // With IEEE mode off, max passes a signalling NaN through: max of a loaded value is not canonical, max of an add is.
+  f.f32_mode = 3;
+  const std::string mx = edit(ld, "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(0)\n  v_max_f32_e32 v1, v1, v4");
+  EXPECT_FALSE(prove(mx, edit(mx, "v_max_f32_e32 v1, v1, v1", "v_mov_b32_e32 v1, v1"), f).proven);
+  const std::string ma = edit(kCanon, "v_add_f32_e32 v1, v2, v3", "v_add_f32_e32 v1, v2, v3\n  v_mul_f32_e32 v4, v2, v2\n  v_min_f32_e32 v1, v4, v1");
+  EXPECT_TRUE(prove(ma, edit(ma, "v_max_f32_e32 v1, v1, v1", "v_mov_b32_e32 v1, v1"), f).proven);
+}
+
+// Softmax's cross-lane max reduction (Triton, gfx942): a DPP copy of a canonical value, canonicalized, then combined.
+// Swapping the copy and the canonicalization leaves v5 = max(v5, copy) without the canonicalization, which is the
+// same value when every lane of the copy is canonical: with a full exec, all row and bank masks and bound_ctrl (an
+// invalid source lane reads 0), each lane gets some lane of v5 or 0. With row_mask 0x5 the rows it leaves out keep
+// the old v8, which may be anything (a signalling NaN): unproven.
+constexpr const char* kDppMax = R"(
+k:
+  v_max_f32_e32 v5, v2, v3
+  s_nop 1
+  v_mov_b32_dpp v8, v5 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+  v_max_f32_e32 v8, v8, v8
+  v_max_f32_e32 v5, v5, v8
+  global_store_dword v[10:11], v5, off
+  s_endpgm
+)";
+
+TEST(Equivalence, CanonicalizeOfADppCopy) {
+  auto f = facts();
+  f.f32_mode = 3 | 4;
+  const std::vector<std::string> order = {"v_max_f32_e32 v8, v8, v8",
+                                          "v_mov_b32_dpp v8, v5 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1"};
+  const auto r = prove_reordered(kDppMax, order, f);
+  EXPECT_TRUE(r.proven) << r.reason;
+  const std::string part = edit(kDppMax, "row_mask:0xf", "row_mask:0x5");
+  const auto p = prove_reordered(part, {"v_max_f32_e32 v8, v8, v8",
+                                        "v_mov_b32_dpp v8, v5 row_shr:1 row_mask:0x5 bank_mask:0xf bound_ctrl:1"}, f);
+  EXPECT_FALSE(p.proven) << p.reason;
+}
+
+// Two selects into one register swapped (Triton's fp8 decode, gfx90a): K0 = m1 ? (m0 ? v : 0) : w and K1 =
+// m0 ? (m1 ? v : w) : 0 differ only in lanes where both masks are clear, and m0 = (x != 0), m1 = (x != 1) are never
+// both clear. The select result then goes through an opaque operation (a float conversion) before the store, so the
+// two sides' terms differ there; SAT shows the conversion's operands equal, and both sides get one result. With
+// m1 = (y != 1) on another value both masks may be clear (x = 0, y = 1): K0 stores cvt(w), K1 cvt(0).
+constexpr const char* kSelects = R"(
+k:
+  global_load_dword v2, v[8:9], off
+  global_load_dword v3, v[8:9], off offset:4
+  s_waitcnt vmcnt(0)
+  v_cmp_ne_u16_e64 s[28:29], 0, v2
+  v_cmp_ne_u16_e64 s[30:31], 1, v2
+  s_nop 1
+  v_mov_b32_e32 v14, v5
+  v_cndmask_b32_e64 v14, 0, v14, s[28:29]
+  v_cndmask_b32_e64 v14, v6, v14, s[30:31]
+  v_cvt_f32_f16_e32 v12, v14
+  global_store_dword v[10:11], v12, off
+  s_endpgm
+)";
+
+TEST(Equivalence, SwappedSelectsWithMasksNeverBothClear) {
+  const std::vector<std::string> swapped = {"v_cndmask_b32_e64 v14, v6, v14, s[30:31]",
+                                            "v_cndmask_b32_e64 v14, 0, v14, s[28:29]"};
+  const auto r = prove_reordered(kSelects, swapped);
+  EXPECT_TRUE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "SAT")) << r.reason;
+  const std::string other = edit(kSelects, "v_cmp_ne_u16_e64 s[30:31], 1, v2", "v_cmp_ne_u16_e64 s[30:31], 1, v3");
+  const auto bad = prove_reordered(other, swapped);
+  EXPECT_FALSE(bad.proven) << bad.reason;
+}
+
+// A DPP instruction with a full exec, all row and bank masks and bound_ctrl writes every lane, so the old value of
+// its destination is no input of v_mov_b32_dpp: the edited v1 before it is overwritten everywhere (proven). It still
+// is one of v_pk_fmac_f16_dpp, which adds the destination (D = S0 * S1 + D): there the edit reaches the store.
+TEST(EquivalenceAdversarial, DppAccumulatorReadsItsDestination) {
+  constexpr const char* mov = R"(
+k:
+  v_mov_b32_e32 v1, 0
+  s_nop 1
+  v_mov_b32_dpp v1, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:1
+  global_store_dword v[4:5], v1, off
+  s_endpgm
+)";
+  const auto r = prove(mov, edit(mov, "v1, 0\n", "v1, 0x3c003c00\n"));
+  EXPECT_TRUE(r.proven) << r.reason;
+  const std::string fmac = edit(mov, "v_mov_b32_dpp v1, v2", "v_pk_fmac_f16_dpp v1, v2, v3");
+  const auto bad = prove(fmac, edit(fmac, "v1, 0\n", "v1, 0x3c003c00\n"));
+  EXPECT_FALSE(bad.proven) << bad.reason;
+}
+
 // A call through a function pointer from the kernel arguments: the callee stores v1. The taint analysis takes over
 // at the s_swappc (not modelled) and must follow the difference into whatever the call may reach.
 constexpr const char* kCall = R"(
@@ -826,6 +974,42 @@ TEST(EquivalenceCorpus, VecAddLaunchFactsAndMutants) {
     const Program p1 = mutant(verify::MutOp::reg_change, 81);
     const auto r = all_shapes(p1, InstId{81});
     EXPECT_FALSE(r.proven) << r.reason;
+  }
+}
+
+// A buffer address lies below 2^47 (verify/launch_facts.hpp marks bits 47..63 of every buffer argument zero, as in
+// a 47-bit user address space), so the high dword of a pointer plus a 32-bit-range offset keeps bits 31:16 clear, and
+// the rope kernel's s_and_b32 s1, s1, 0xffff (a V#'s 16-bit base_hi) changes nothing: moving it after the load that
+// uses s[0:3] is equivalent under every shape. The facts themselves: the first buffer argument's pointer bytes 5..7
+// are known (bit 47, then whole bytes) and zero.
+TEST(EquivalenceCorpus, RopeBufferAddressBelow2To47) {
+  ASMEVO_REQUIRE_CORPUS(corpus);
+  const auto co = corpus / "triton" / "rope_bf16_d128.gfx90a.hsaco";
+  const auto launch = std::filesystem::path(ASMEVO_SOURCE_DIR) / "tests/data/launch/triton/rope_bf16_d128.json";
+  auto k0 = verify::load_code_object(co.string());
+  ASSERT_TRUE(k0.has_value()) << k0.error().message;
+  auto shapes = verify::read_launch_file(launch);
+  ASSERT_TRUE(shapes.has_value()) << shapes.error().message;
+  const Program& p0 = k0->module.program;
+  auto scope = verify::kernel_scope(p0, "rope");
+  ASSERT_TRUE(scope.has_value());
+  ASSERT_EQ(print_inst(*p0.find(InstId{38})), "s_and_b32 s1, s1, 0xffff");
+  auto m = verify::mutate(verify::MutOp::swap_dependent, p0, *scope, InstId{38}, 1);
+  ASSERT_TRUE(m.has_value() && m->valid);
+  ASSERT_EQ(print_inst(*m->program.find(InstId{38})), "s_and_b32 s1, s1, 0xffff");
+  for (std::size_t k = 0; k < shapes->size(); ++k) {
+    SCOPED_TRACE("shape " + std::to_string(k));
+    auto f = verify::launch_facts(k0->module, (*shapes)[k]);
+    ASSERT_TRUE(f.has_value()) << f.error().message;
+    ASSERT_GE(f->kernarg.known.size(), 8u);
+    EXPECT_EQ(f->kernarg.known[5], 0x80);
+    EXPECT_EQ(f->kernarg.known[6], 0xff);
+    EXPECT_EQ(f->kernarg.known[7], 0xff);
+    EXPECT_EQ(f->kernarg.bytes[5] & 0x80, 0);
+    EXPECT_EQ(f->kernarg.bytes[6] | f->kernarg.bytes[7], 0);
+    EXPECT_EQ(f->kernarg.known[0], 0) << "the low bytes of a pointer are not fixed";
+    const auto r = prove_equivalent(p0, m->program, InstId{38}, *f);
+    EXPECT_TRUE(r.proven) << r.reason;
   }
 }
 

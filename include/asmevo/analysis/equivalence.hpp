@@ -512,6 +512,17 @@ class EquivalenceProver {
       env0.dispatch_sym = env1.dispatch_sym = A.symbol(false, true);
       env0.side = 0;
       env1.side = 1;
+      env0.f32_mode = env1.f32_mode = f32_mode();
+    }
+
+    /// MODE's f32 fields for the whole run (EvalEnv::f32_mode): those the kernel descriptor sets at wave start
+    /// (K0's and K1's descriptors are the same: find_window checks), when no instruction of either kernel writes
+    /// MODE. -1 otherwise.
+    int f32_mode() const {
+      for (const Program* p : {&k0, &k1})
+        for (const Item& it : p->items)
+          if (it.kind == Item::Kind::inst && (detail::form_of(it.inst).implicit_defs & isa::reg::mode)) return -1;
+      return P.kb_.facts().f32_mode;
     }
 
     /// A symbolic state standing for every K0 state that has known bits `kb`: known bits are constants, pointer
@@ -839,7 +850,27 @@ class EquivalenceProver {
       return false;
     }
 
-    /// Before a memory access: for each register it reads whose terms differ between the sides, shows by SAT that
+    /// After a step of `in`: a register it writes differs between the sides and holds an opaque result on either side
+    /// (whose identity is its operands' terms, so equal operands with different terms make different results).
+    bool opaque_results_differ(const Path& p, const Inst& in) const {
+      std::vector<unsigned> rd, wr;
+      detail::unit_rw(in, rd, wr);
+      for (unsigned u : wr) {
+        const Word w0 = p.s0.get(u), w1 = p.s1.get(u);
+        if (w0 == w1) continue;
+        // A projection, or one written to the active lanes: mux(exec, projection, old).
+        auto opaque = [&](Bit b) {
+          const auto& n = A.node(b);
+          using K = detail::BitAlg::K;
+          return n.k == K::proj || (n.k == K::mux && (A.node(n.b).k == K::proj || A.node(n.c).k == K::proj));
+        };
+        for (unsigned j = 0; j < 32; ++j)
+          if (opaque(w0[j]) || opaque(w1[j])) return true;
+      }
+      return false;
+    }
+
+    /// Before a memory access (or an operation with an opaque result): for each register it reads whose terms differ between the sides, shows by SAT that
     /// the values are equal where they matter (exec and scalar operands everywhere, vector operands in the lanes
     /// exec enables) and then gives K1 a term that is K0's there: K0's term for exec and scalars, mux(exec, K0's,
     /// K1's) for vectors. Each replacement is a term equal to the one it replaces, so this only makes equal values
@@ -982,12 +1013,15 @@ class EquivalenceProver {
               break;
             }
             // A memory access whose operands have different terms on the two sides may still be the same access:
-            // if the observations differ, the step is redone after showing the operands equal (align_reads).
+            // if the observations differ, the step is redone after showing the operands equal (align_reads). So may
+            // an operation whose result is opaque (a float conversion of two differently selected but equal values):
+            // its results are different opaque values unless its operands are first shown equal.
             std::optional<std::pair<detail::SymState, detail::SymState>> before;
-            if (detail::is_memory_form(detail::form_of(in)) && reads_differ(p, in)) before.emplace(p.s0, p.s1);
+            const bool mem = detail::is_memory_form(detail::form_of(in));
+            if (reads_differ(p, in)) before.emplace(p.s0, p.s1);
             auto r0 = detail::step(A, p.s0, env0, in);
             auto r1 = detail::step(A, p.s1, env1, in);
-            if (before && !r0.refused && !r1.refused && r0.obs != r1.obs) {
+            if (before && !r0.refused && !r1.refused && (mem ? r0.obs != r1.obs : opaque_results_differ(p, in))) {
               p.s0 = std::move(before->first);
               p.s1 = std::move(before->second);
               align_reads(p, in);

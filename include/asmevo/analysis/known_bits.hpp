@@ -48,6 +48,9 @@ struct LaunchFacts {
 
   FixedBytes kernarg;   ///< the kernarg segment: explicit scalar arguments and hidden sizes fixed, pointers not
   FixedBytes dispatch;  ///< the AQL dispatch packet: workgroup and grid sizes fixed
+  /// MODE's f32 fields at wave start, from the kernel descriptor: FLOAT_DENORM_MODE_32 in bits 0-1 (bit 0 keeps
+  /// input denormals, bit 1 output ones, as in MODE.FP_DENORM) and IEEE_MODE in bit 2. -1: not known.
+  int f32_mode = -1;
 };
 
 namespace detail {

@@ -5,7 +5,8 @@
 // symbols, not values); the kernarg bytes of explicit scalar and null-pointer arguments and of the hidden sizes
 // (block counts, group sizes, remainders, global offsets, grid dimensions); kernarg-preload SGPRs made of such bytes;
 // the dispatch packet's workgroup sizes and grid sizes. Not fixed: buffer addresses, every other hidden argument
-// (runtime pointers, apertures, dynamic LDS size), padding between arguments, and every other register.
+// (runtime pointers, apertures, dynamic LDS size), padding between arguments, and every other register. Of a buffer
+// address only bits 47..63 are fixed (zero).
 #pragma once
 
 #include <array>
@@ -51,6 +52,7 @@ namespace asmevo::verify {
   auto scope = kernel_scope(m.program, ki->name, preload);
   if (!scope) return unexpected(scope.error());
   f.entry = scope->entry;
+  f.f32_mode = static_cast<int>(kd.get(field::float_denorm_mode_32) | kd.get(field::ieee_mode) << 2);
 
   // The kernarg segment, laid out as the launchers lay it out, with every buffer address 0 (then marked unknown).
   std::vector<std::uint64_t> addrs(spec.args.size(), 0);
@@ -61,7 +63,16 @@ namespace asmevo::verify {
   f.kernarg.known.assign(karg->size(), 0);
   for (std::size_t i = 0; i < karg->size(); ++i) f.kernarg.bytes[i] = static_cast<std::uint8_t>((*karg)[i]);
   auto mark = [&](std::uint64_t off, std::uint64_t size) {
-    for (std::uint64_t i = off; i < off + size && i < f.kernarg.known.size(); ++i) f.kernarg.known[i] = 1;
+    for (std::uint64_t i = off; i < off + size && i < f.kernarg.known.size(); ++i) f.kernarg.known[i] = 0xff;
+  };
+  // A buffer's address is below 2^47 (bits 47..63 zero): the emulator places every buffer there (emu/launch.hpp
+  // refuses a launch that would not), and on a device hipMalloc returns addresses of the process's user address
+  // space, which on x86-64 Linux ends at 2^47 (the kernel's x86_64 memory map, Documentation/arch/x86/x86_64/mm.rst:
+  // "0000000000000000 - 00007fffffffffff (=47 bits) user space"; 5-level paging maps above it only on request).
+  auto mark_address = [&](std::uint64_t off) {
+    if (off + 8 > f.kernarg.known.size()) return;
+    f.kernarg.known[off + 5] |= 0x80;
+    f.kernarg.known[off + 6] = f.kernarg.known[off + 7] = 0xff;
   };
   {
     std::size_t e = 0;
@@ -70,6 +81,7 @@ namespace asmevo::verify {
         const auto& s = spec.args[e++];
         // Scalars and null pointers are the spec's; a buffer's address is the launcher's.
         if (s.kind != ArgSpec::Kind::buffer) mark(a.offset, a.size);
+        else if (a.size == 8) mark_address(a.offset);
         continue;
       }
       const std::string_view k = a.value_kind;
@@ -86,7 +98,7 @@ namespace asmevo::verify {
   auto put = [&](std::size_t off, std::uint64_t v, unsigned n) {
     for (unsigned i = 0; i < n; ++i) {
       f.dispatch.bytes[off + i] = static_cast<std::uint8_t>(v >> (8 * i));
-      f.dispatch.known[off + i] = 1;
+      f.dispatch.known[off + i] = 0xff;
     }
   };
   for (std::size_t d = 0; d < 3; ++d) {
@@ -118,9 +130,10 @@ namespace asmevo::verify {
       const std::size_t off = (std::size_t{preload_offset} + k) * 4;
       std::uint32_t v = 0, mask = 0;
       for (unsigned by = 0; by < 4; ++by)
-        if (off + by < f.kernarg.known.size() && f.kernarg.known[off + by]) {
-          v |= std::uint32_t{f.kernarg.bytes[off + by]} << (8 * by);
-          mask |= 0xffu << (8 * by);
+        if (off + by < f.kernarg.known.size()) {
+          const std::uint32_t k = f.kernarg.known[off + by];
+          v |= (std::uint32_t{f.kernarg.bytes[off + by]} & k) << (8 * by);
+          mask |= k << (8 * by);
         }
       if (mask) f.sgprs.push_back({static_cast<std::uint16_t>(s), LaunchFacts::SgprKind::value, v, mask});
     }

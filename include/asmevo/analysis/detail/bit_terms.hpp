@@ -192,9 +192,22 @@ class BitAlg {
     if (it != opaque_ids_.end()) return it->second;
     const auto id = static_cast<std::uint32_t>(opaque_lane_.size());
     opaque_lane_.push_back(lane);
+    opaque_facts_.push_back(0);
     opaque_ids_.emplace(key, id);
     return id;
   }
+  /// Facts about an opaque result's value that an evaluator may record and later rely on. A fact must be a function
+  /// of the result's key (the operation and its inputs), so that the same key always carries the same facts.
+  enum Fact : std::uint8_t {
+    canonical_f32 = 1,  ///< every lane's low 32 bits x satisfy v_max_f32(x, x) = x under the kernel's MODE
+  };
+  void add_fact(std::uint32_t n, Fact f) {
+    if (symbolic_ && n < opaque_facts_.size()) opaque_facts_[n] |= f;
+  }
+  [[nodiscard]] bool has_fact(std::uint32_t n, Fact f) const {
+    return n < opaque_facts_.size() && (opaque_facts_[n] & f) != 0;
+  }
+
   /// Bit j of opaque result n.
   Bit proj(std::uint32_t n, std::uint32_t j) {
     if (!symbolic_) return top;
@@ -386,6 +399,7 @@ class BitAlg {
   std::vector<std::vector<Bit>> vecs_;
   std::unordered_map<std::vector<Bit>, std::uint32_t, VecHash> vec_ids_;
   std::vector<std::uint8_t> opaque_lane_;
+  std::vector<std::uint8_t> opaque_facts_;  ///< Fact bits per opaque result
   std::unordered_map<std::string, std::uint32_t> opaque_ids_;
   std::unordered_map<std::uint64_t, bool> subset_memo_;
 };

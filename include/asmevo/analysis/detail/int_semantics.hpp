@@ -46,8 +46,9 @@
 
 namespace asmevo::analysis {
 
-/// Bytes of a read-only region the launch fixes (the kernarg segment, the dispatch packet): known[i] != 0 says byte i
-/// holds bytes[i] in every launch the facts describe.
+/// Bytes of a read-only region the launch fixes (the kernarg segment, the dispatch packet): the bits set in known[i]
+/// are those of bytes[i] in every launch the facts describe (0xff: the whole byte; 0x80 alone: its top bit, as for
+/// bit 47 of a buffer address); the other bits are unknown.
 struct FixedBytes {
   std::vector<std::uint8_t> bytes;
   std::vector<std::uint8_t> known;
@@ -68,6 +69,11 @@ struct EvalEnv {
   const ConstRegion* dispatch = nullptr;
   std::uint32_t kernarg_sym = ~0u, dispatch_sym = ~0u;  ///< persistent 64-bit symbols of the two base addresses
   unsigned side = 0;  ///< 0 or 1: results that depend on timing or code placement differ between sides
+  /// MODE's f32 fields when they hold throughout the run (the kernel descriptor's values, and no instruction of
+  /// either kernel writes MODE): bit 0 keeps f32 input denormals, bit 1 keeps output denormals (the MODE.FP_DENORM
+  /// encoding: FLOAT_DENORM_MODE_32 = 3 keeps both), bit 2 is IEEE mode. -1: not known, and no rule that needs it
+  /// applies (see Evaluator::canonical).
+  int f32_mode = -1;
 };
 
 /// How an instruction leaves its block.
@@ -230,6 +236,7 @@ class Evaluator {
   std::span<const isa::OperandInfo> ops_info;
   StepOut out;
   std::optional<std::pair<int, std::vector<Bit>>> override_;  ///< an operand's value as key() should name it
+  bool skip_old_ = false;  ///< key() leaves out DPP's `old` operand (write_defs_opaque with old_dst = false)
 
   StepOut refuse(std::string why) {
     out.refused = true;
@@ -402,6 +409,7 @@ class Evaluator {
       k += "|";
       if (!o.present()) { k += "-"; continue; }
       if (oi.role == isa::Role::def && !with_defs) { k += "d"; continue; }
+      if (skip_old_ && oi.name == "old") { k += "o"; continue; }  // DPP's tied old destination, when not an input
       if (o.is_reg()) {
         Bits b = read_reg(o.reg);
         if (spec_lanes)
@@ -462,7 +470,9 @@ class Evaluator {
     }
   }
 
-  void write_defs_opaque(bool per_side) {
+  /// `old_dst`: the old values of the destinations are inputs (the operation may keep some of their bits). Returns the
+  /// opaque result's id (meaningless in known-bits mode).
+  std::uint32_t write_defs_opaque(bool per_side, bool old_dst = true) {
     if (!A.symbolic()) {
       // Known-bits mode: every result unknown.
       Word t;
@@ -471,9 +481,11 @@ class Evaluator {
         if (ops_info[i].role == isa::Role::def && in.ops[i].is_reg())
           for (unsigned u : units_of(in.ops[i].reg)) st.set(u, t);
       for (unsigned u : implicit_units(f.implicit_defs)) st.set(u, t);
-      return;
+      return 0;
     }
+    skip_old_ = !old_dst;
     std::string k = key(per_side ? "side" + std::to_string(env.side) : "op", false, 0, false);
+    skip_old_ = false;
     k += "|x" + vkey(exec_bits());
     // Old values of every destination: the operation may keep some of them.
     std::vector<unsigned> dst;
@@ -484,11 +496,13 @@ class Evaluator {
     bool vector_dst = false;
     for (unsigned u : dst) {
       const Word w = st.get(u);
-      k += "|o" + vkey(Bits(w.begin(), w.end()));
+      if (old_dst) k += "|o" + vkey(Bits(w.begin(), w.end()));
       vector_dst = vector_dst || u >= unit_v0;
     }
     // Scalar destinations only (v_readlane, v_readfirstlane, s_getpc): one value for the whole wave, a uniform term.
-    write_projections(A.opaque(k, vector_dst), dst);
+    const auto n = A.opaque(k, vector_dst);
+    write_projections(n, dst);
+    return n;
   }
 
   // -- word arithmetic --
@@ -709,18 +723,18 @@ class Evaluator {
     for (std::size_t d = 0; d < units.size(); ++d) {
       const std::int64_t at = off + static_cast<std::int64_t>(4 * d);
       Word w;
-      bool all = at >= 0;
-      for (unsigned by = 0; by < 4 && all; ++by) {
+      std::uint32_t v = 0, known = 0;  // known: the bits the launch fixes, per FixedBytes::known
+      for (unsigned by = 0; by < 4 && at >= 0; ++by) {
         const auto i = static_cast<std::size_t>(at) + by;
-        all = i < region->known.size() && region->known[i];
+        if (i >= region->known.size() || i >= region->bytes.size()) continue;
+        known |= std::uint32_t{region->known[i]} << (8 * by);
+        v |= std::uint32_t{region->bytes[i]} << (8 * by);
       }
-      if (all) {
-        std::uint32_t v = 0;
-        for (unsigned by = 0; by < 4; ++by) v |= std::uint32_t{region->bytes[static_cast<std::size_t>(at) + by]} << (8 * by);
+      if (known == ~0u) {
         for (unsigned j = 0; j < 32; ++j) w[j] = (v >> j) & 1 ? bit1 : bit0;
       } else {
         const auto n = A.opaque("region" + std::to_string(sym) + "@" + std::to_string(at), false);
-        for (unsigned j = 0; j < 32; ++j) w[j] = A.proj(n, j);
+        for (unsigned j = 0; j < 32; ++j) w[j] = (known >> j) & 1 ? ((v >> j) & 1 ? bit1 : bit0) : A.proj(n, j);
       }
       st.set(units[d], w);
     }
@@ -791,11 +805,24 @@ class Evaluator {
       }
     }
     const auto n = A.opaque(rk, vector);
+    // A whole-dword load of a byte or a short zero- or sign-extends it (MI300 ISA GLOBAL_LOAD_UBYTE / _SBYTE /
+    // _USHORT / _SSHORT and their BUFFER, FLAT and SCRATCH forms; DS_READ_U8 / I8 / U16 / I16): the bits above it are
+    // 0 or copies of its top bit. (The _d16 forms keep half the register and are not `full`.)
+    unsigned narrow = 32;
+    bool sext = false;
+    if (full && defs.size() == 1 && f.has(isa::prop::load)) {
+      auto ends = [&](std::string_view t) { return m.size() >= t.size() && m.substr(m.size() - t.size()) == t; };
+      if (ends("_ubyte") || ends("_u8")) narrow = 8;
+      else if (ends("_ushort") || ends("_u16")) narrow = 16;
+      else if (ends("_sbyte") || ends("_i8")) narrow = 8, sext = true;
+      else if (ends("_sshort") || ends("_i16")) narrow = 16, sext = true;
+    }
     unsigned off = 0;
     for (int d : defs) {
       const auto us = units_of(in.ops[static_cast<std::size_t>(d)].reg);
       Bits v(32 * us.size());
-      for (std::size_t j = 0; j < v.size(); ++j) v[j] = A.proj(n, off + static_cast<unsigned>(j));
+      for (std::size_t j = 0; j < v.size(); ++j)
+        v[j] = j < narrow ? A.proj(n, off + static_cast<unsigned>(j)) : sext ? v[narrow - 1] : bit0;
       off += static_cast<unsigned>(v.size());
       if (lanewise) write_lanes(d, v, xv);
       else write_units(us, v);
@@ -1124,6 +1151,107 @@ class Evaluator {
     return A.proj(node, 0);
   }
 
+  // -- canonical f32 values --
+  //
+  // v_max_f32 x, x (and v_min_f32 x, x) is how LLVM canonicalizes a float on gfx9 (SIISelLowering, fcanonicalize):
+  // it quiets a signalling NaN in IEEE mode and flushes a denormal where MODE flushes; otherwise it returns x bit for
+  // bit (MI300 ISA V_MAX_F32: "if IEEE_MODE and S0 is sNaN, D = quiet(S0); else if S0 is NaN, D = S1; ..."; -0 and
+  // +0 are ordered, so x, x gives x). A value that is already canonical therefore passes unchanged, which lets the
+  // prover see that dropping or moving such a canonicalization changes nothing. "Canonical" here means exactly
+  // that: max(x, x) = x in every lane under the MODE the run keeps (EvalEnv::f32_mode).
+
+  /// A constant is canonical: not a signalling NaN in IEEE mode, not a denormal that MODE flushes on input or output.
+  [[nodiscard]] bool canonical_const(std::uint32_t v) const {
+    const bool nan = (v & 0x7f800000u) == 0x7f800000u && (v & 0x007fffffu) != 0;
+    if (nan && (v & 0x00400000u) == 0 && (env.f32_mode & 4)) return false;
+    const bool denormal = (v & 0x7f800000u) == 0 && (v & 0x007fffffu) != 0;
+    return !denormal || (env.f32_mode & 3) == 3;
+  }
+
+  /// Term x (32 bits, every lane) is canonical: a constant that is, a projection of an opaque result recorded as
+  /// canonical, or a per-lane select between two canonical terms.
+  bool canonical(const Bits& x, int depth = 6) {
+    if (env.f32_mode < 0 || !A.symbolic() || x.size() != 32) return false;
+    std::uint32_t v = 0;
+    bool all_const = true;
+    for (unsigned j = 0; j < 32 && all_const; ++j) {
+      all_const = BitAlg::is_const(x[j]);
+      v |= (x[j] == bit1 ? 1u : 0u) << j;
+    }
+    if (all_const) return canonical_const(v);
+    const auto& n0 = A.node(x[0]);
+    if (n0.k == BitAlg::K::proj) {
+      for (unsigned j = 0; j < 32; ++j) {
+        const auto& n = A.node(x[j]);
+        if (n.k != BitAlg::K::proj || n.a != n0.a || n.b != j) return false;
+      }
+      return A.has_fact(n0.a, BitAlg::canonical_f32);
+    }
+    // A select: the bits that are not a mux of the same mask are the same in both arms (mux(m, a, a) = a).
+    std::uint32_t mask = ~0u;
+    for (unsigned j = 0; j < 32 && mask == ~0u; ++j)
+      if (A.node(x[j]).k == BitAlg::K::mux) mask = A.node(x[j]).a;
+    if (mask == ~0u || depth == 0) return false;
+    Bits a(32), b(32);
+    for (unsigned j = 0; j < 32; ++j) {
+      const auto& n = A.node(x[j]);
+      if (n.k == BitAlg::K::mux && n.a == mask) a[j] = n.b, b[j] = n.c;
+      else a[j] = b[j] = x[j];
+    }
+    return canonical(a, depth - 1) && canonical(b, depth - 1);
+  }
+
+  /// This lane-wise instruction's result is canonical in every lane, whatever lanes it is computed for. IEEE
+  /// arithmetic (add, sub, mul, fma) returns a quiet NaN for any NaN (MI300 ISA "NaN handling") and flushes output
+  /// denormals where MODE says so; its result is canonical unless MODE keeps output denormals but flushes input
+  /// ones (FLOAT_DENORM_MODE_32 = 2), where max(x, x) would flush a denormal x. min / max / min3 / max3 / med3 return
+  /// one of their (input-flushed) operands or a quiet NaN in IEEE mode, so they are canonical there under any denormal
+  /// mode; with IEEE mode off they pass a signalling NaN through, so only canonical operands make a canonical result.
+  /// omod is left out (it scales the result).
+  bool canonical_result(std::uint32_t xv) {
+    if (env.f32_mode < 0 || !A.symbolic() || f.variant == isa::Variant::sdwa || f.has(isa::prop::sdwa) ||
+        !zero_or_absent("omod"))
+      return false;
+    const std::string_view m = f.mnemonic;
+    if (m == "v_add_f32" || m == "v_sub_f32" || m == "v_subrev_f32" || m == "v_mul_f32" || m == "v_fma_f32" ||
+        m == "v_fmac_f32")
+      return (env.f32_mode & 3) != 2;  // 2: flush input denormals, keep output ones
+    if (!(m == "v_max_f32" || m == "v_min_f32" || m == "v_max3_f32" || m == "v_min3_f32" || m == "v_med3_f32"))
+      return false;
+    if (env.f32_mode & 4) return true;
+    for (const char* n : {"src0", "src1", "src2"}) {
+      const int k = find(n);
+      if (present(k) && !canonical(sval(k, xv, 32))) return false;
+    }
+    return true;
+  }
+
+  /// A DPP instruction writes every lane: exec is all ones, the row and bank masks enable every lane, and bound_ctrl
+  /// makes an invalid source lane read 0 instead of leaving its lane unwritten (MI300 ISA "DPP"). Its old destination
+  /// is then not an input.
+  bool dpp_writes_every_lane() {
+    if (f.variant != isa::Variant::dpp || !present(find("bound_ctrl"))) return false;
+    auto all_lanes = [&](std::string_view n) {
+      const int k = find(n);
+      if (k < 0 || !in.ops[static_cast<std::size_t>(k)].present()) return true;  // the default is 0xf
+      const Operand& o = in.ops[static_cast<std::size_t>(k)];
+      return (o.kind == Operand::Kind::imm || o.kind == Operand::Kind::list) && (o.imm & 0xf) == 0xf;
+    };
+    const Bits ex = exec_bits();
+    return std::all_of(ex.begin(), ex.end(), [](Bit b) { return b == bit1; }) && all_lanes("row_mask") &&
+           all_lanes("bank_mask");
+  }
+
+  /// v_mov_b32_dpp copies some lane of src0 (or 0 for an invalid source lane under bound_ctrl) into each lane its row
+  /// and bank masks enable; the other lanes keep their old value. The result is canonical when src0 is in every lane
+  /// and either the old value is too or every lane is written.
+  bool dpp_mov_canonical() {
+    if (env.f32_mode < 0 || !A.symbolic() || f.mnemonic != "v_mov_b32" || f.variant != isa::Variant::dpp) return false;
+    const int k0 = find("src0"), kd = find("vdst");
+    if (k0 < 0 || kd < 0 || !in.ops[static_cast<std::size_t>(kd)].is_reg() || !canonical(val(k0, 32))) return false;
+    return dpp_writes_every_lane() || canonical(read_reg(in.ops[static_cast<std::size_t>(kd)].reg));
+  }
+
   // -- VALU --
 
   /// Lane-wise operands of a VALU instruction: values specialised to the active lanes.
@@ -1146,6 +1274,27 @@ class Evaluator {
       if (us == std::string_view::npos) return false;
       const auto pred = rest.substr(0, us);
       const auto ty = rest.substr(us + 1);
+      if ((pred == "o" || pred == "u") && ty == "f32" && k0 >= 0 && k1 >= 0) {
+        // Ordered / unordered: neither / either operand is a NaN (IEEE 754-2019 §5.11; MI300 ISA V_CMP_O / V_CMP_U).
+        // Whether a value is a NaN is a function of its bits: exponent all ones and fraction nonzero, so the
+        // compare is an exact circuit, with no floating-point arithmetic in it. (f32 only: there a constant operand's
+        // bits are its f32 encoding whatever the instruction's type, which is not so for f16 and f64.)
+        constexpr unsigned w = 32, fb = 23;
+        auto is_nan = [&](const Bits& x) {
+          Bit e = bit1, fr = bit0;
+          for (unsigned j = fb; j + 1 < w; ++j) e = A.and_(e, x[j]);
+          for (unsigned j = 0; j < fb; ++j) fr = A.or_(fr, x[j]);
+          return A.and_(e, fr);
+        };
+        const Bits a = sval(k0, xv, w), b = sval(k1, xv, w);
+        const Bit either = A.or_(is_nan(a), is_nan(b));
+        const Bits mask = lane_mask(pred == "u" ? either : A.not_(either), ex);
+        const int ks = find("sdst");
+        if (ks >= 0) write_op(ks, mask);
+        if (f.implicit_defs & isa::reg::vcc) write_units({unit_vcc, unit_vcc + 1}, mask);
+        if (f.implicit_defs & isa::reg::exec) write_units({unit_exec, unit_exec + 1}, mask);
+        return true;
+      }
       if (!(ty == "i32" || ty == "u32" || ty == "i16" || ty == "u16" || ty == "i64" || ty == "u64")) return false;
       const auto c = cmp_of(pred);
       if (!c || k0 < 0 || k1 < 0) return false;
@@ -1163,6 +1312,13 @@ class Evaluator {
     const auto dst_file = in.ops[static_cast<std::size_t>(kd)].reg.file;
     if (dst_file != RegFile::vgpr && dst_file != RegFile::agpr) return false;
 
+    if ((m == "v_max_f32" || m == "v_min_f32") && k0 >= 0 && k1 >= 0) {
+      // max(x, x) = min(x, x) = x for a canonical x (see canonical()); anything else is an opaque result.
+      const Bits a = sval(k0, xv, 32);
+      if (a != sval(k1, xv, 32) || !canonical(a)) return false;
+      write_lanes(kd, a, xv);
+      return true;
+    }
     if (m == "v_mov_b32" || m == "v_accvgpr_read_b32" || m == "v_accvgpr_write_b32" || m == "v_accvgpr_mov_b32") {
       if (k0 < 0) return false;
       write_lanes(kd, sval(k0, xv, 32), xv);
@@ -1337,12 +1493,18 @@ class Evaluator {
     }
     const bool lanewise = !cross_lane(f) && !partial_def(in);  // SDWA: lane-wise when it writes the whole dword
     if (!lanewise) {
-      write_defs_opaque(false);
+      const bool canon = dpp_mov_canonical();
+      // Old destinations are inputs unless every bit of them is written: every lane (dpp_writes_every_lane) and the
+      // whole dword (not a 16-bit result, nor v_pk_fmac_f16, whose addend is the destination: partial_def).
+      const auto n = write_defs_opaque(false, partial_def(in) || !dpp_writes_every_lane());
+      if (canon) A.add_fact(n, BitAlg::canonical_f32);
       return;
     }
     // Vector results: one lane-wise value of the specialised operands.
     if (!vdefs.empty()) {
+      const bool canon = vdefs.size() == 1 && canonical_result(xv);
       const auto n = A.opaque(key("lw", true, xv, false, true), true);
+      if (canon) A.add_fact(n, BitAlg::canonical_f32);
       unsigned off = 0;
       for (int d : vdefs) {
         const auto us = units_of(in.ops[static_cast<std::size_t>(d)].reg);
