@@ -18,7 +18,9 @@
 //     again and the window cannot be reached any more ("same value later", "never observed").
 //     Where the terms of a branch condition or of a memory access's operands differ, a SAT query on their circuits
 //     (detail/term_sat.hpp; compares are exact circuits here) may still show the values equal (exec narrowed by a
-//     compare that a later compare implies); K1 then takes K0's terms for them, which changes no value.
+//     compare that a later compare implies); K1 then takes K0's terms for them, which changes no value. The same is
+//     tried for the operands of an instruction whose result is opaque (a float conversion of two differently
+//     selected but equal values), whose results would otherwise be different values.
 //     A third start is tried between the two: the highest dominator of the window with no loop on the way to it
 //     (a store epilogue after the main loop), from where the masks and the compares that made them are terms.
 //     A loop entered with both sides in the same state and the window outside it is not unrolled but summarised:

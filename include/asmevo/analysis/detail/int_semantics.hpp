@@ -6,8 +6,10 @@
 // extracts, add/sub with carry, multiplies when the operands allow (constants, or a few set bits), selects, compares
 // (decided from known bits when they can be), the exec-mask idioms (s_*_saveexec_b64), and the VALU integer
 // counterparts (v_mov, v_cndmask, v_and/or/xor/not, v_lshl/lshr/ashr, v_add/sub with carries, v_lshl_add_u64,
-// v_mad_u64_u32, v_add3/xad/lshl_or/and_or/or3, v_bfe, v_cmp/v_cmpx on integers). A VALU result goes to the active
-// lanes only: the register becomes mux(exec, new, old) (MI300 ISA §3.3 "EXEC": "inactive lanes are not written").
+// v_mad_u64_u32, v_add3/xad/lshl_or/and_or/or3, v_bfe, v_cmp/v_cmpx on integers, v_cmp_o/u_f32 as a NaN test;
+// byte and short loads zero- or sign-extended; v_max_f32/v_min_f32 x, x of a canonical x, see canonical()). A VALU
+// result goes to the active lanes only: the register becomes mux(exec, new, old) (MI300 ISA §3.3 "EXEC": "inactive
+// lanes are not written").
 // A VALU lane-mask result (v_cmp, carry-out) has 0 in inactive lanes (MI300 ISA §6.3 "VOPC": "the compare result
 // of inactive threads is zero"; the emulator's carry_op writes `cout & exec` the same way).
 //
