@@ -131,9 +131,9 @@ namespace asmevo::verify {
       std::uint32_t v = 0, mask = 0;
       for (unsigned by = 0; by < 4; ++by)
         if (off + by < f.kernarg.known.size()) {
-          const std::uint32_t k = f.kernarg.known[off + by];
-          v |= (std::uint32_t{f.kernarg.bytes[off + by]} & k) << (8 * by);
-          mask |= k << (8 * by);
+          const std::uint32_t known = f.kernarg.known[off + by];  // the bits of this byte the launch fixes
+          v |= (std::uint32_t{f.kernarg.bytes[off + by]} & known) << (8 * by);
+          mask |= known << (8 * by);
         }
       if (mask) f.sgprs.push_back({static_cast<std::uint16_t>(s), LaunchFacts::SgprKind::value, v, mask});
     }
