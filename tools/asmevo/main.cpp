@@ -52,6 +52,12 @@ verbs:
                                                     trial of L.json (one spec or an array); exit 0 equivalent,
                                                     1 not equivalent, 2 bad input, K0 failing or no device
   check K.co [--json]                               static checks (waitcnt, hazards, ABI) of every kernel
+  passes [--json]                                   the built-in passes, one line each
+  apply K.co (--pass NAMES | --edits E.json) -o K1.co [--kernel NAME] [--dry-run] [--json]
+                                                    run passes (a,b:key=value) or a JSON edit script
+                                                    (schema/edit-script.schema.json) through the Rewriter and
+                                                    rebuild; --dry-run prints the diff and writes nothing;
+                                                    a script with any problem is rejected whole
   help                                              this text
 
 TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
@@ -198,6 +204,8 @@ int run(int argc, char** argv) {
   if (verb == "emulate") return cmd_emulate(argc, argv);
   if (verb == "verify") return cmd_verify(argc, argv);
   if (verb == "check") return cmd_check(argc, argv);
+  if (verb == "passes") return cmd_passes(argc, argv);
+  if (verb == "apply") return cmd_apply(argc, argv);
   return usage_error("unknown verb '" + std::string(verb) + "'");
 }
 

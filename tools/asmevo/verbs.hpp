@@ -78,4 +78,8 @@ int cmd_emulate(int argc, char** argv);
 int cmd_verify(int argc, char** argv);
 int cmd_check(int argc, char** argv);
 
+// Passes and edit scripts (apply_verbs.cpp).
+int cmd_passes(int argc, char** argv);
+int cmd_apply(int argc, char** argv);
+
 }  // namespace asmevo::cli

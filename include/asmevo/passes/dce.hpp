@@ -1,0 +1,106 @@
+// dce: drops side-effect-free ALU instructions whose results no path reads (analysis/liveness.hpp), to a fixed point
+// (an instruction that only fed dead ones dies too). Idempotent; never adds instructions.
+//
+// Side-effect free: a SALU or VALU instruction (MFMA included) that LLVM does not mark hasSideEffects, that is not a
+// memory operation, branch, call or terminator, and that writes at least one register. Its writes (explicit and
+// implicit: SCC, VCC, EXEC, M0) must all be dead right after it. Liveness is register-granular (a read of any lane
+// keeps the whole register live), so an exec-masked write is removed only when no later instruction reads the
+// register at all.
+//
+// Removing an instruction shortens the distance between the ones around it, which can break a hazard's wait states
+// (a dead v_add between an MFMA and its reader may have been the padding). Each round's removals are kept only if the
+// hazard checker finds nothing new; otherwise the round retries one instruction at a time and keeps those that pass.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/detail/reg_units.hpp"
+#include "asmevo/analysis/liveness.hpp"
+#include "asmevo/passes/nop_min.hpp"
+#include "asmevo/passes/pass.hpp"
+
+namespace asmevo::passes {
+
+namespace detail {
+
+/// See the file comment.
+[[nodiscard]] inline bool side_effect_free(const Inst& in) {
+  const auto& f = isa::forms(in.target)[in.form];
+  using namespace isa::prop;
+  if (!(f.has(salu) || f.has(valu))) return false;
+  if (f.has(side_effects) || f.has(load) || f.has(store) || f.has(atomic) || f.has(branch) || f.has(terminator) ||
+      f.has(isa::prop::no_fallthrough) || f.has(call) || f.has(smem) || f.has(vmem) || f.has(flat) || f.has(ds) ||
+      f.has(vm_cnt) || f.has(lgkm_cnt) || f.has(exp_cnt))
+    return false;
+  // Mode and state changers LLVM may not mark: keep them (s_setreg*, s_set_gpr_idx_*, s_setprio, s_denorm_mode ...).
+  if (f.mnemonic.starts_with("s_set") || f.mnemonic.starts_with("s_denorm") || f.mnemonic.starts_with("s_round") ||
+      f.mnemonic == "s_nop" || f.mnemonic.starts_with("s_waitcnt") || f.mnemonic == "s_barrier")
+    return false;
+  return true;
+}
+
+}  // namespace detail
+
+/// See the file comment.
+struct Dce {
+  static constexpr std::string_view name = "dce";
+  static constexpr std::string_view summary = "drop side-effect-free ALU instructions whose results are never read";
+  static constexpr bool idempotent = true;
+
+  [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
+    PassStats st;
+    Program& p = r.program();
+    for (int round = 0; round < 64; ++round) {
+      std::vector<InstId> dead;
+      {
+        const analysis::Cfg g = analysis::build_cfg(p);
+        auto entries = kernel_entries(g, c);
+        if (!entries) return unexpected(std::move(entries).error());
+        const auto reach = reachable_blocks(g, *entries);
+        const auto live = analysis::Liveness::compute(p, g);
+        std::vector<unsigned> rd, wr;
+        for (std::uint32_t b = 0; b < g.blocks.size(); ++b) {
+          if (!reach[b]) continue;
+          analysis::UnitSet now = live.live_out_of_block(b);
+          const auto& insts = g.blocks[b].insts;
+          for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
+            const Inst& in = p.items[*it].inst;
+            if (detail::side_effect_free(in)) {
+              rd.clear(), wr.clear();
+              analysis::detail::unit_rw(in, rd, wr);
+              bool any_live = wr.empty();
+              for (const unsigned u : wr) any_live = any_live || u >= analysis::detail::num_units || now.test(u);
+              if (!any_live) {
+                dead.push_back(in.id);
+                continue;  // removed: its reads do not keep anything alive
+              }
+            }
+            analysis::Liveness::step(in, now, nullptr);
+          }
+        }
+      }
+      if (dead.empty()) break;
+      const auto base = detail::hazard_keys(p, c);
+      const std::size_t mark = r.log().size();
+      for (const InstId id : dead)
+        if (auto e = r.erase(id, "dce"); !e) return unexpected(std::move(e).error());
+      if (detail::no_new(base, detail::hazard_keys(p, c))) continue;
+      r.undo(r.log().size() - mark);
+      std::size_t kept = 0;
+      for (const InstId id : dead) {
+        if (auto e = r.erase(id, "dce"); !e) return unexpected(std::move(e).error());
+        if (detail::no_new(base, detail::hazard_keys(p, c))) ++kept;
+        else r.undo(1);
+      }
+      if (kept < dead.size())
+        st.notes.push_back(std::to_string(dead.size() - kept) + " dead instruction(s) kept: removing them breaks a hazard's wait states");
+      if (kept == 0) break;
+    }
+    return st;
+  }
+};
+
+}  // namespace asmevo::passes

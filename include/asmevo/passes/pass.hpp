@@ -1,0 +1,105 @@
+// The Pass concept, what a pass is told (PassContext) and what it reports (PassStats), and the helpers every pass
+// shares for finding a kernel's code.
+//
+// A pass is a plain struct (no virtual base): a `static constexpr std::string_view name` (kebab-case, as
+// `asmevo apply --pass` takes it), a one-line `summary`, and `Expected<PassStats> run(Rewriter&, const PassContext&)
+// const`. It changes the program only through the Rewriter, so its changes are an edit log that can be undone,
+// replayed and sent to an agent. Passes that take arguments read them from PassContext::args by name.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/passes/rewriter.hpp"
+#include "asmevo/support/diag.hpp"
+
+namespace asmevo::passes {
+
+/// What a pass is told about the program it edits.
+struct PassContext {
+  /// Entry labels of the kernels to transform (a code object's kernel symbols). Empty: every label that starts a
+  /// block no other block reaches (the entries of a hand-written file).
+  std::vector<std::string> kernels;
+  /// XNACK on or "any" (the target id has no `xnack-`): the hazard rules differ.
+  bool xnack = true;
+  /// Named arguments (`--pass schedule:window=64` or an edit script's "args"), as text.
+  std::map<std::string, std::string> args;
+
+  /// Argument `key` as an unsigned integer, `fallback` when absent; an error names the argument when it is not one.
+  [[nodiscard]] Expected<std::uint64_t> uint_arg(std::string_view key, std::uint64_t fallback) const {
+    const auto it = args.find(std::string(key));
+    if (it == args.end()) return fallback;
+    std::uint64_t v = 0;
+    if (it->second.empty()) return fail(DiagCode::usage, "argument '" + it->first + "' needs a value");
+    for (const char c : it->second) {
+      if (c < '0' || c > '9' || v > (~std::uint64_t{0} - 9) / 10)
+        return fail(DiagCode::usage, "argument '" + it->first + "' must be an unsigned integer, got '" + it->second + "'");
+      v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return v;
+  }
+};
+
+/// What one pass run changed.
+struct PassStats {
+  std::string pass;
+  std::size_t edits = 0;       ///< edits it made (entries it added to the Rewriter's log)
+  std::int64_t insts_delta = 0;  ///< instructions after minus before
+  std::vector<std::string> notes;  ///< one line per decision worth telling a person (what it gave up, and why)
+};
+
+/// The Pass concept (see the file comment).
+template <class P>
+concept Pass = requires(const P& p, Rewriter& r, const PassContext& c) {
+  { P::name } -> std::convertible_to<std::string_view>;
+  { P::summary } -> std::convertible_to<std::string_view>;
+  { p.run(r, c) } -> std::same_as<Expected<PassStats>>;
+};
+
+/// Runs one pass and fills in the bookkeeping every pass would otherwise repeat (name, edit count, size change).
+template <Pass P>
+[[nodiscard]] Expected<PassStats> run_pass(const P& pass, Rewriter& r, const PassContext& c) {
+  const std::size_t edits0 = r.log().size();
+  const auto n0 = static_cast<std::int64_t>(r.program().instruction_count());
+  auto s = pass.run(r, c);
+  if (!s) return s;
+  s->pass = std::string(P::name);
+  s->edits = r.log().size() - edits0;
+  s->insts_delta = static_cast<std::int64_t>(r.program().instruction_count()) - n0;
+  return s;
+}
+
+/// The entry blocks of the kernels a pass transforms (PassContext::kernels, or the unreached labelled blocks).
+/// A kernel whose label starts no block is an error naming it.
+[[nodiscard]] inline Expected<std::vector<std::uint32_t>> kernel_entries(const analysis::Cfg& g, const PassContext& c) {
+  std::vector<std::uint32_t> out;
+  if (!c.kernels.empty()) {
+    for (const auto& k : c.kernels) {
+      const auto b = g.block_named(k);
+      if (!b) return fail(DiagCode::usage, "kernel '" + k + "': no label of that name starts a block of the program");
+      out.push_back(*b);
+    }
+    return out;
+  }
+  for (std::uint32_t b = 0; b < g.blocks.size(); ++b)
+    if (!g.blocks[b].labels.empty() && g.pred[b].empty() && !g.blocks[b].insts.empty()) out.push_back(b);
+  if (out.empty() && !g.blocks.empty()) out.push_back(0);
+  return out;
+}
+
+/// Per Cfg block: true if some kernel entry of `entries` reaches it. Passes only touch reachable code: padding
+/// after s_endpgm and other functions are not theirs to change.
+[[nodiscard]] inline std::vector<std::uint8_t> reachable_blocks(const analysis::Cfg& g, const std::vector<std::uint32_t>& entries) {
+  std::vector<std::uint8_t> r(g.blocks.size(), 0);
+  for (const auto e : entries)
+    for (const auto b : g.reverse_post_order(e)) r[b] = 1;
+  return r;
+}
+
+}  // namespace asmevo::passes

@@ -1,0 +1,376 @@
+// Rewriter: the only way a pass or an edit script changes a Program. Every change is an Edit addressed by stable
+// instruction id, recorded in a log that can be undone (last first) and replayed on a copy of the original.
+//
+// Invariants the Rewriter keeps (each refused edit is a Diag naming the id and the rule):
+//  - Ids are stable: an untouched instruction keeps its id; `replace` keeps the id on the first new instruction (the
+//    DESIGN.md example "replace i42 with [...]" still names i42 afterwards); inserted instructions get fresh ids from
+//    Program::next_id, so replaying the same log on the same original gives the same ids.
+//  - Labels, directives, kernel blocks and metadata are never edited: only instruction items move.
+//  - The CFG keeps its shape: a branch or terminator (s_branch, s_cbranch_*, s_endpgm, s_setpc_b64 ...) is never
+//    inserted, moved, swapped or erased, and may only be replaced by one other branch or terminator; nothing is
+//    inserted or moved between an instruction control never falls out of (s_branch, s_endpgm) and the next label
+//    (code no path reaches); a new branch target must name a label of the program. Code inserted right after a
+//    conditional branch starts its fall-through successor.
+//  - Every new instruction is well-formed for the program's target: it prints to text that the parser reads back as
+//    the same form and operands (register class, width, alignment, immediate ranges).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/ir/program.hpp"
+#include "asmevo/ir/waitcnt.hpp"
+#include "asmevo/support/diag.hpp"
+
+namespace asmevo::passes {
+
+/// One entry of an edit script (the in-memory form of agent/edit_script.hpp's JSON).
+struct Edit {
+  enum class Op : std::uint8_t {
+    insert_before,  ///< `insts` before `at`
+    insert_after,   ///< `insts` after `at`
+    replace,        ///< `at` by `insts` (the first keeps `at`'s id); an empty list is not a replace (use erase)
+    erase,          ///< remove `at`
+    move_before,    ///< move `at` to just before `other`
+    move_after,     ///< move `at` to just after `other`
+    swap,           ///< exchange the places of `at` and `other`
+    set_waitcnt,    ///< give the s_waitcnt `at` the counts `wait`
+  };
+  Op op = Op::erase;
+  InstId at{};
+  InstId other{};
+  std::vector<Inst> insts;
+  Waitcnt wait{};
+  std::string why;  ///< who asked for it: a rule or pass name, or "script"
+};
+
+[[nodiscard]] constexpr std::string_view to_string(Edit::Op op) noexcept {
+  switch (op) {
+    case Edit::Op::insert_before: return "insert_before";
+    case Edit::Op::insert_after: return "insert_after";
+    case Edit::Op::replace: return "replace";
+    case Edit::Op::erase: return "delete";
+    case Edit::Op::move_before: return "move_before";
+    case Edit::Op::move_after: return "move_after";
+    case Edit::Op::swap: return "swap";
+    case Edit::Op::set_waitcnt: return "set_waitcnt";
+  }
+  return "?";
+}
+
+namespace detail {
+
+[[nodiscard]] inline const isa::FormInfo& rw_form(const Inst& in) { return isa::forms(in.target)[in.form]; }
+
+/// Ends a basic block (ir/blocks.hpp's rule): a branch, a terminator, or an instruction control never falls out of.
+[[nodiscard]] inline bool ends_block(const Inst& in) {
+  const auto& f = rw_form(in);
+  return f.has(isa::prop::branch) || f.has(isa::prop::terminator) || f.has(isa::prop::no_fallthrough);
+}
+
+/// Control never falls out of it (LLVM isBarrier: s_branch, s_endpgm, s_setpc_b64 ...): code right after it, before
+/// the next label, is unreachable.
+[[nodiscard]] inline bool no_fallthrough(const Inst& in) { return rw_form(in).has(isa::prop::no_fallthrough); }
+
+/// The symbolic label operand of a branch, if any.
+[[nodiscard]] inline std::optional<std::string> branch_label(const Inst& in) {
+  const auto ops = isa::operands(rw_form(in));
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+    if (ops[k].kind == isa::Kind::label && in.ops[k].kind == Operand::Kind::expr) return in.ops[k].text;
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// Why `in` is not a well-formed instruction of target `t`, or empty (see the file comment).
+[[nodiscard]] inline std::string check_well_formed(const Inst& in, Target t) {
+  if (in.target != t) return "the instruction is for " + std::string(to_string(in.target)) + ", the program for " +
+                             std::string(to_string(t));
+  if (in.form >= isa::forms(t).size()) return "no such instruction form";
+  const std::string text = print_inst(in);
+  auto back = parse_inst(text, t);
+  if (!back) return "'" + text + "' does not read back: " + back.error().message;
+  if (back->form != in.form || back->ops != in.ops) return "'" + text + "' reads back as a different instruction";
+  return {};
+}
+
+/// Edits one Program; owns nothing. Every method either applies its edit fully (and logs it) or changes nothing and
+/// returns the reason.
+class Rewriter {
+ public:
+  explicit Rewriter(Program& p) : p_(&p) {
+    for (const auto& it : p.items)
+      if (it.kind == Item::Kind::label) labels_.insert(it.name);
+  }
+
+  [[nodiscard]] Program& program() noexcept { return *p_; }
+  [[nodiscard]] const Program& program() const noexcept { return *p_; }
+  /// The edits applied so far (undone ones removed), in order: an edit script that replays them.
+  [[nodiscard]] const std::vector<Edit>& log() const noexcept { return log_; }
+
+  /// Program::items index of instruction `id`, or -1.
+  [[nodiscard]] std::ptrdiff_t index_of(InstId id) const noexcept {
+    for (std::size_t i = 0; i < p_->items.size(); ++i)
+      if (p_->items[i].kind == Item::Kind::inst && p_->items[i].inst.id == id) return static_cast<std::ptrdiff_t>(i);
+    return -1;
+  }
+
+  Expected<void> insert_before(InstId at, std::vector<Inst> insts, std::string why = {}) {
+    return apply(Edit{Edit::Op::insert_before, at, {}, std::move(insts), {}, std::move(why)});
+  }
+  Expected<void> insert_after(InstId at, std::vector<Inst> insts, std::string why = {}) {
+    return apply(Edit{Edit::Op::insert_after, at, {}, std::move(insts), {}, std::move(why)});
+  }
+  Expected<void> replace(InstId at, std::vector<Inst> insts, std::string why = {}) {
+    return apply(Edit{Edit::Op::replace, at, {}, std::move(insts), {}, std::move(why)});
+  }
+  Expected<void> erase(InstId at, std::string why = {}) {
+    return apply(Edit{Edit::Op::erase, at, {}, {}, {}, std::move(why)});
+  }
+  Expected<void> move_before(InstId at, InstId anchor, std::string why = {}) {
+    return apply(Edit{Edit::Op::move_before, at, anchor, {}, {}, std::move(why)});
+  }
+  Expected<void> move_after(InstId at, InstId anchor, std::string why = {}) {
+    return apply(Edit{Edit::Op::move_after, at, anchor, {}, {}, std::move(why)});
+  }
+  Expected<void> swap(InstId a, InstId b, std::string why = {}) {
+    return apply(Edit{Edit::Op::swap, a, b, {}, {}, std::move(why)});
+  }
+  Expected<void> set_waitcnt(InstId at, Waitcnt w, std::string why = {}) {
+    return apply(Edit{Edit::Op::set_waitcnt, at, {}, {}, w, std::move(why)});
+  }
+
+  /// Applies one edit (checked as the file comment says) and logs it.
+  Expected<void> apply(Edit e) {
+    Journal j;
+    j.next_id = p_->next_id;
+    auto r = apply_raw(e, j);
+    if (!r) {
+      rollback(j);
+      return r;
+    }
+    log_.push_back(std::move(e));
+    journal_.push_back(std::move(j));
+    return {};
+  }
+
+  /// Undoes the last `n` edits (all of them by default), newest first. Returns how many were undone.
+  std::size_t undo(std::size_t n = ~std::size_t{0}) {
+    std::size_t k = 0;
+    for (; k < n && !journal_.empty(); ++k) {
+      rollback(journal_.back());
+      journal_.pop_back();
+      log_.pop_back();
+    }
+    return k;
+  }
+
+  /// Replays `edits` (a log, possibly from another Rewriter) on this program, all or nothing: on the first refusal
+  /// everything replayed so far is undone and the error names the edit's index.
+  Expected<void> replay(const std::vector<Edit>& edits) {
+    const std::size_t mark = log_.size();
+    for (std::size_t i = 0; i < edits.size(); ++i) {
+      if (auto r = apply(edits[i]); !r) {
+        undo(log_.size() - mark);
+        Diag d = std::move(r).error();
+        d.message = "edit " + std::to_string(i) + " (" + std::string(to_string(edits[i].op)) + "): " + d.message;
+        return unexpected(std::move(d));
+      }
+    }
+    return {};
+  }
+
+ private:
+  // A journal entry is one primitive change: an item inserted at `index` (undo removes it), an item removed from
+  // `index` (undo puts `item` back), or an item changed in place (undo restores `item`).
+  struct Step {
+    enum class Kind : std::uint8_t { inserted, removed, changed } kind;
+    std::size_t index;
+    Item item;
+  };
+  struct Journal {
+    std::vector<Step> steps;
+    std::uint32_t next_id = 0;
+  };
+
+  void rollback(Journal& j) {
+    for (auto s = j.steps.rbegin(); s != j.steps.rend(); ++s) {
+      auto& items = p_->items;
+      switch (s->kind) {
+        case Step::Kind::inserted: items.erase(items.begin() + static_cast<std::ptrdiff_t>(s->index)); break;
+        case Step::Kind::removed: items.insert(items.begin() + static_cast<std::ptrdiff_t>(s->index), std::move(s->item)); break;
+        case Step::Kind::changed: items[s->index] = std::move(s->item); break;
+      }
+    }
+    j.steps.clear();
+    p_->next_id = j.next_id;
+  }
+
+  void put(std::size_t index, Item it, Journal& j) {
+    p_->items.insert(p_->items.begin() + static_cast<std::ptrdiff_t>(index), std::move(it));
+    j.steps.push_back(Step{Step::Kind::inserted, index, {}});
+  }
+  Item take(std::size_t index, Journal& j) {
+    Item it = p_->items[index];
+    p_->items.erase(p_->items.begin() + static_cast<std::ptrdiff_t>(index));
+    j.steps.push_back(Step{Step::Kind::removed, index, it});
+    return it;
+  }
+
+  [[nodiscard]] Diag refuse(const Edit& e, InstId id, std::string msg, std::string hint = {}) const {
+    Loc l{p_->file, 0, 0, id.value};
+    std::string text;
+    if (const auto i = index_of(id); i >= 0) text = print_inst(p_->items[static_cast<std::size_t>(i)].inst);
+    return make_diag(DiagCode::usage, std::string(to_string(e.op)) + " i" + std::to_string(id.value) + ": " + msg,
+                     std::move(l), std::move(text), std::move(hint));
+  }
+
+  /// The index of `id`, or an error naming it.
+  Expected<std::size_t> locate(const Edit& e, InstId id) const {
+    const auto i = index_of(id);
+    if (i < 0)
+      return unexpected(make_diag(DiagCode::usage,
+                                  std::string(to_string(e.op)) + ": no instruction i" + std::to_string(id.value) +
+                                      " in the program",
+                                  Loc{p_->file, 0, 0, id.value}, {},
+                                  "ids are the trailing '; i<N>' comments of `asmevo disasm`; an erased id is gone"));
+    return static_cast<std::size_t>(i);
+  }
+
+  /// True if item position `pos` (an insertion point: before items[pos]) lies after an instruction control never
+  /// falls out of, with no label in between: code placed there would be unreachable.
+  [[nodiscard]] bool dead_spot(std::size_t pos) const {
+    for (std::size_t k = pos; k-- > 0;) {
+      const Item& it = p_->items[k];
+      if (it.kind == Item::Kind::label) return false;
+      if (it.kind == Item::Kind::inst) return detail::no_fallthrough(it.inst);
+    }
+    return false;
+  }
+
+  Expected<void> check_new(const Edit& e, const Inst& in, bool may_end_block) const {
+    if (auto why = check_well_formed(in, p_->target); !why.empty())
+      return unexpected(refuse(e, e.at, "the new instruction is not well-formed: " + why));
+    if (detail::ends_block(in) && !may_end_block)
+      return unexpected(refuse(e, e.at, "'" + print_inst(in) + "' is a branch or terminator: inserting it would change the CFG",
+                               "only a branch may replace a branch; control flow is not edited instruction by instruction"));
+    if (auto l = detail::branch_label(in); l && !labels_.count(*l))
+      return unexpected(refuse(e, e.at, "branch target '" + *l + "' is not a label of the program"));
+    return {};
+  }
+
+  Expected<void> apply_raw(Edit& e, Journal& j) {
+    auto at = locate(e, e.at);
+    if (!at) return unexpected(std::move(at).error());
+    Inst& cur = p_->items[*at].inst;
+    const bool cur_ends = detail::ends_block(cur);
+    using O = Edit::Op;
+    switch (e.op) {
+      case O::insert_before:
+      case O::insert_after: {
+        if (e.insts.empty()) return unexpected(refuse(e, e.at, "nothing to insert"));
+        const std::size_t pos = e.op == O::insert_before ? *at : *at + 1;
+        if (dead_spot(pos))
+          return unexpected(refuse(e, e.at, "no path reaches that place (it follows an instruction control never falls out of)",
+                                   "insert before the instruction instead"));
+        for (std::size_t k = 0; k < e.insts.size(); ++k) {
+          Inst in = e.insts[k];
+          in.target = p_->target;
+          if (auto r = check_new(e, in, false); !r) return r;
+          in.id = p_->fresh_id();
+          e.insts[k].id = in.id;
+          Item it;
+          it.kind = Item::Kind::inst;
+          it.inst = std::move(in);
+          put(pos + k, std::move(it), j);
+        }
+        return {};
+      }
+      case O::replace: {
+        if (e.insts.empty()) return unexpected(refuse(e, e.at, "a replacement needs at least one instruction", "use delete"));
+        if (cur_ends && (e.insts.size() != 1 || !detail::ends_block(e.insts[0])))
+          return unexpected(refuse(e, e.at, "a branch or terminator can only be replaced by one branch or terminator"));
+        const InstId keep = cur.id;
+        Item old = p_->items[*at];
+        for (std::size_t k = 0; k < e.insts.size(); ++k) {
+          Inst in = e.insts[k];
+          in.target = p_->target;
+          if (auto r = check_new(e, in, cur_ends); !r) return r;
+        }
+        take(*at, j);
+        for (std::size_t k = 0; k < e.insts.size(); ++k) {
+          Inst in = e.insts[k];
+          in.target = p_->target;
+          in.id = k == 0 ? keep : p_->fresh_id();
+          if (k == 0 && in.comment.empty()) in.comment = old.inst.comment;
+          e.insts[k].id = in.id;
+          Item it = old;
+          it.line = 0;
+          it.inst = std::move(in);
+          put(*at + k, std::move(it), j);
+        }
+        return {};
+      }
+      case O::erase:
+        if (cur_ends)
+          return unexpected(refuse(e, e.at, "it is a branch or terminator: erasing it would change the CFG"));
+        take(*at, j);
+        return {};
+      case O::move_before:
+      case O::move_after:
+      case O::swap: {
+        auto ot = locate(e, e.other);
+        if (!ot) return unexpected(std::move(ot).error());
+        if (*ot == *at) return unexpected(refuse(e, e.at, "an instruction cannot be moved relative to itself"));
+        const Inst& oth = p_->items[*ot].inst;
+        if (cur_ends || (e.op == O::swap && detail::ends_block(oth)))
+          return unexpected(refuse(e, cur_ends ? e.at : e.other, "a branch or terminator never moves: the CFG would change"));
+        if (e.op == O::swap) {
+          Item a = p_->items[*at], b = p_->items[*ot];
+          j.steps.push_back(Step{Step::Kind::changed, *at, a});
+          j.steps.push_back(Step{Step::Kind::changed, *ot, b});
+          p_->items[*at] = std::move(b);
+          p_->items[*ot] = std::move(a);
+          return {};
+        }
+        Item it = take(*at, j);
+        std::size_t anchor = *ot > *at ? *ot - 1 : *ot;
+        const std::size_t pos = e.op == O::move_before ? anchor : anchor + 1;
+        if (dead_spot(pos))
+          return unexpected(refuse(e, e.other, "no path reaches that place (it follows an instruction control never falls out of)"));
+        put(pos, std::move(it), j);
+        return {};
+      }
+      case O::set_waitcnt: {
+        if (detail::rw_form(cur).mnemonic != "s_waitcnt")
+          return unexpected(refuse(e, e.at, "it is " + std::string(detail::rw_form(cur).mnemonic) + ", not s_waitcnt"));
+        const auto ops = isa::operands(detail::rw_form(cur));
+        Item old = p_->items[*at];
+        for (std::size_t k = 0; k < ops.size() && k < cur.ops.size(); ++k)
+          if (ops[k].kind == isa::Kind::waitcnt) {
+            j.steps.push_back(Step{Step::Kind::changed, *at, old});
+            cur.ops[k] = Operand::make_imm(encode_waitcnt(p_->target, e.wait));
+            return {};
+          }
+        return unexpected(refuse(e, e.at, "the s_waitcnt has no count operand"));
+      }
+    }
+    return unexpected(make_diag(DiagCode::internal, "unknown edit kind"));
+  }
+
+  Program* p_;
+  std::unordered_set<std::string> labels_;
+  std::vector<Edit> log_;
+  std::vector<Journal> journal_;
+};
+
+}  // namespace asmevo::passes

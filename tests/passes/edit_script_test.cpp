@@ -1,0 +1,167 @@
+// agent/edit_script.hpp: every kind of malformed script gets a precise error at its JSON Pointer and nothing is
+// applied; valid scripts apply through the Rewriter; the schema file in the repository describes the same format.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "asmevo/agent/edit_script.hpp"
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/printer.hpp"
+
+namespace asmevo::agent {
+namespace {
+
+codeobject::Module module_of(const std::string& text, std::uint64_t max_wg = 1024) {
+  codeobject::Module m;
+  m.target = Target::gfx942;
+  auto p = parse_program(text, m.target, "<test>");
+  EXPECT_TRUE(p.has_value()) << (p ? "" : p.error().str());
+  if (p) m.program = std::move(*p);
+  codeobject::KernelInfo k;
+  k.name = "k";
+  k.metadata = nlohmann::ordered_json{{".name", "k"}, {".max_flat_workgroup_size", max_wg}};
+  m.kernels.push_back(std::move(k));
+  return m;
+}
+
+const char* const kProgram =
+    "k:\n"
+    "  global_load_dword v1, v0, s[0:1]\n"   // i0
+    "  global_load_dword v2, v0, s[0:1] offset:4\n"  // i1
+    "  s_waitcnt vmcnt(0)\n"                 // i2
+    "  v_lshlrev_b32 v3, 2, v1\n"            // i3
+    "  v_add_u32 v4, v3, v2\n"               // i4
+    "  global_store_dword v0, v4, s[0:1]\n"  // i5
+    "  s_endpgm\n";                          // i6
+
+/// The pointers of a result's errors, in order.
+std::vector<std::string> pointers(const ScriptResult& r) {
+  std::vector<std::string> out;
+  for (const auto& e : r.errors) out.push_back(e.pointer);
+  return out;
+}
+
+std::string messages(const ScriptResult& r) {
+  std::string s;
+  for (const auto& e : r.errors) s += e.str() + "\n";
+  return s;
+}
+
+TEST(EditScript, ValidScriptAppliesEveryOp) {
+  const auto m = module_of(kProgram);
+  const auto r = apply_edit_script_text(m, R"({"kernel": "k", "edits": [
+      {"op": "replace", "at": "i4", "with": ["v_lshl_add_u32 v4, v1, 2, v2"], "why": "fuse shift and add"},
+      {"op": "delete", "at": "i3"},
+      {"op": "set_waitcnt", "at": "i2", "vmcnt": 0},
+      {"op": "insert_before", "at": "i5", "insts": ["s_nop 0"]},
+      {"op": "move", "at": "i1", "before": "i0"},
+      {"op": "swap", "a": "i0", "b": "i1"}
+  ]})");
+  ASSERT_TRUE(r.ok()) << messages(r);
+  EXPECT_EQ(r.log.size(), 6u);
+  EXPECT_EQ(r.log[0].why, "fuse shift and add");
+  const std::string text = print_program(r.program);
+  EXPECT_NE(text.find("v_lshl_add_u32 v4, v1, 2, v2 ; i4"), std::string::npos) << text;
+  EXPECT_EQ(text.find("v_lshlrev_b32"), std::string::npos) << text;
+  EXPECT_NE(text.find("s_nop 0 ; i7"), std::string::npos) << text;
+  EXPECT_LT(text.find("; i0"), text.find("; i1")) << text;  // moved before, then swapped back
+}
+
+TEST(EditScript, PassEditRunsANamedPass) {
+  const auto m = module_of(kProgram);
+  const auto r = apply_edit_script_text(m, R"({"edits": [{"op": "pass", "name": "waitcnt-min"}]})");
+  ASSERT_TRUE(r.ok()) << messages(r);
+  ASSERT_EQ(r.pass_stats.size(), 1u);
+  EXPECT_EQ(r.pass_stats[0].pass, "waitcnt-min");
+  // i3 reads v1 (vmcnt(1) would do), but i4 reads v2 with no wait in between: the one wait must stay vmcnt(0).
+  EXPECT_NE(print_program(r.program).find("s_waitcnt vmcnt(0) ; i2"), std::string::npos);
+}
+
+TEST(EditScript, EveryProblemIsReportedWithItsPointerAndNothingIsApplied) {
+  const auto m = module_of(kProgram);
+  const auto r = apply_edit_script_text(m, R"({"edits": [
+      {"op": "frobnicate", "at": "i1"},
+      {"op": "delete", "at": "i99"},
+      {"op": "replace", "at": "i4", "with": ["v_add_u32 v4, v3"]},
+      {"op": "insert_after", "at": "i2", "insts": ["v_mov_b32 v1, 0", "not_an_instruction v1"]},
+      {"op": "set_waitcnt", "at": "i2", "vmcnt": 64},
+      {"op": "delete", "at": "i6"},
+      {"op": "delete", "at": 3},
+      {"op": "move", "at": "i3"},
+      {"op": "delete", "at": "i3", "with": []},
+      {"op": "insert_before", "at": "i3", "insts": ["v_mov_b32 v200, 0"]},
+      {"op": "insert_before", "at": "i3", "insts": ["scratch_store_dword v0, v1, off"]},
+      {"op": "pass", "name": "no-such-pass"}
+  ], "extra": 1})");
+  ASSERT_FALSE(r.ok());
+  const std::vector<std::string> want{"/extra",          "/edits/0/op",     "/edits/1/at",        "/edits/2/with/0",
+                                      "/edits/3/insts/1", "/edits/4/vmcnt", "/edits/5",           "/edits/6/at",
+                                      "/edits/7",         "/edits/8/with",  "/edits/9/insts/0",   "/edits/10/insts/0",
+                                      "/edits/11/name"};
+  EXPECT_EQ(pointers(r), want) << messages(r);
+  const std::string all = messages(r);
+  for (const char* needle : {"unknown op \"frobnicate\"", "no instruction i99", "not a gfx942 instruction",
+                             "expected an integer 0..63", "branch or terminator", "expected an instruction id such as",
+                             "exactly one of \"before\" and \"after\"", "takes no field \"with\"",
+                             "max_flat_workgroup_size 1024", "no private segment", "unknown field \"extra\""})
+    EXPECT_NE(all.find(needle), std::string::npos) << needle << "\n" << all;
+  EXPECT_EQ(print_program(r.program), print_program(m.program));  // nothing applied
+  EXPECT_TRUE(r.log.empty());
+}
+
+TEST(EditScript, TextThatIsNotJsonNamesTheLineAndColumn) {
+  const auto m = module_of(kProgram);
+  const auto r = apply_edit_script_text(m, "{\"edits\": [\n  {\"op\": \"delete\", \"at\": \"i3\"},,\n]}");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].pointer, "");
+  EXPECT_NE(r.errors[0].message.find("not valid JSON: line 2"), std::string::npos) << r.errors[0].message;
+  const auto wrong_top = apply_edit_script_text(m, "[1, 2]");
+  ASSERT_EQ(wrong_top.errors.size(), 1u);
+  EXPECT_NE(wrong_top.errors[0].message.find("expected an object"), std::string::npos);
+  const auto no_edits = apply_edit_script_text(m, "{\"kernel\": \"nope\"}");
+  EXPECT_EQ(pointers(no_edits), (std::vector<std::string>{"/kernel", "/edits"})) << messages(no_edits);
+}
+
+TEST(EditScript, AnEditThatRefersToAnErasedIdFailsAtThatEdit) {
+  const auto m = module_of(kProgram);
+  const auto r = apply_edit_script_text(m, R"({"edits": [{"op": "delete", "at": "i3"}, {"op": "delete", "at": "i3"}]})");
+  EXPECT_EQ(pointers(r), std::vector<std::string>{"/edits/1"}) << messages(r);
+}
+
+TEST(EditScript, TheSchemaInTheRepositoryNamesEveryOpTheValidatorTakes) {
+  std::ifstream f(std::string(ASMEVO_SOURCE_DIR) + "/schema/edit-script.schema.json");
+  ASSERT_TRUE(f.good());
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const auto schema = nlohmann::json::parse(ss.str());
+  std::set<std::string> in_schema;
+  for (const auto& alt : schema["$defs"]["edit"]["oneOf"]) {
+    in_schema.insert(alt["properties"]["op"]["const"].get<std::string>());
+    // Every field the schema allows for an op is one the validator accepts, and the required ones match.
+    const std::string op = alt["properties"]["op"]["const"];
+    const detail::OpShape* shape = nullptr;
+    for (const auto& s : detail::op_shapes())
+      if (s.op == op) shape = &s;
+    ASSERT_NE(shape, nullptr) << op;
+    std::set<std::string> req;
+    for (const auto& r : alt["required"]) req.insert(r.get<std::string>());
+    req.erase("op");
+    EXPECT_EQ(req, std::set<std::string>(shape->required.begin(), shape->required.end())) << op;
+    for (const auto& [key, v] : alt["properties"].items()) {
+      if (key == "op" || key == "why") continue;
+      const bool known = std::count(shape->required.begin(), shape->required.end(), key) +
+                         std::count(shape->optional.begin(), shape->optional.end(), key);
+      EXPECT_TRUE(known) << op << "." << key;
+    }
+  }
+  std::set<std::string> in_code;
+  for (const auto& s : detail::op_shapes()) in_code.insert(std::string(s.op));
+  EXPECT_EQ(in_schema, in_code);
+}
+
+}  // namespace
+}  // namespace asmevo::agent

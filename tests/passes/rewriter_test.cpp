@@ -1,0 +1,298 @@
+// passes/rewriter.hpp: edits by stable id, refusals that keep the CFG's shape, undo and replay; a stateful
+// rapidcheck test drives random edit sequences against a plain list model.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+#include <rapidcheck/state.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/passes/rewriter.hpp"
+
+namespace asmevo::passes {
+namespace {
+
+Program parse(const std::string& text, Target t = Target::gfx942) {
+  auto p = parse_program(text, t, "<test>");
+  EXPECT_TRUE(p.has_value()) << (p ? "" : p.error().str());
+  return p ? std::move(*p) : Program{};
+}
+
+Inst inst(const std::string& text, Target t = Target::gfx942) {
+  auto in = parse_inst(text, t);
+  EXPECT_TRUE(in.has_value()) << text << ": " << (in ? "" : in.error().str());
+  return in ? *in : Inst{};
+}
+
+/// The instructions in order as "i<id> text".
+std::vector<std::string> listing(const Program& p) {
+  std::vector<std::string> out;
+  for (const auto& it : p.items)
+    if (it.kind == Item::Kind::inst) out.push_back("i" + std::to_string(it.inst.id.value) + " " + print_inst(it.inst));
+  return out;
+}
+
+const char* const kLoop =
+    "k:\n"
+    "  v_mov_b32 v1, 0\n"          // i0
+    "  s_mov_b32 s2, 4\n"          // i1
+    ".Lloop:\n"
+    "  v_add_u32 v1, v1, v0\n"     // i2
+    "  s_sub_u32 s2, s2, 1\n"      // i3
+    "  s_cmp_lg_u32 s2, 0\n"       // i4
+    "  s_cbranch_scc1 .Lloop\n"    // i5
+    "  v_mov_b32 v2, v1\n"         // i6
+    "  s_endpgm\n";                // i7
+
+TEST(Rewriter, ReplaceKeepsTheIdAndInsertGetsFreshOnes) {
+  Program p = parse(kLoop);
+  Rewriter r(p);
+  ASSERT_TRUE(r.replace(InstId{2}, {inst("v_add_u32 v1, v0, v1"), inst("v_mov_b32 v3, v1")}));
+  ASSERT_TRUE(r.insert_before(InstId{0}, {inst("s_nop 0")}));
+  const auto l = listing(p);
+  EXPECT_EQ(l[0], "i9 s_nop 0");
+  EXPECT_EQ(l[3], "i2 v_add_u32_e32 v1, v0, v1");
+  EXPECT_EQ(l[4], "i8 v_mov_b32_e32 v3, v1");
+  EXPECT_EQ(r.log().size(), 2u);
+  EXPECT_EQ(r.log()[0].insts[1].id.value, 8u);  // the log records the ids it handed out
+}
+
+TEST(Rewriter, RefusesEditsThatChangeTheCfgShape) {
+  Program p = parse(kLoop);
+  const auto before = listing(p);
+  Rewriter r(p);
+  auto e1 = r.erase(InstId{5});
+  ASSERT_FALSE(e1);
+  EXPECT_NE(e1.error().message.find("branch or terminator"), std::string::npos) << e1.error().message;
+  EXPECT_FALSE(r.erase(InstId{7}));                               // s_endpgm
+  EXPECT_FALSE(r.insert_after(InstId{7}, {inst("s_nop 0")}));     // after s_endpgm
+  EXPECT_FALSE(r.move_before(InstId{5}, InstId{0}));              // a branch never moves
+  EXPECT_FALSE(r.swap(InstId{4}, InstId{5}));
+  EXPECT_FALSE(r.insert_before(InstId{2}, {inst("s_branch .Lloop")}));
+  auto bad_label = r.replace(InstId{5}, {inst("s_cbranch_scc0 .Lnowhere")});
+  ASSERT_FALSE(bad_label);
+  EXPECT_NE(bad_label.error().message.find(".Lnowhere"), std::string::npos);
+  EXPECT_TRUE(r.replace(InstId{5}, {inst("s_cbranch_scc0 .Lloop")}));  // a branch for a branch
+  auto missing = r.erase(InstId{99});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no instruction i99"), std::string::npos);
+  auto notwait = r.set_waitcnt(InstId{0}, Waitcnt{});
+  ASSERT_FALSE(notwait);
+  EXPECT_NE(notwait.error().message.find("not s_waitcnt"), std::string::npos);
+  EXPECT_EQ(r.log().size(), 1u);  // refused edits are not logged and change nothing
+  r.undo();
+  EXPECT_EQ(listing(p), before);
+}
+
+TEST(Rewriter, InsertAfterAConditionalBranchFallsThroughAndIsAllowed) {
+  // s_cbranch_scc1 falls through into i6: code inserted after it is reached.
+  Program p = parse(kLoop);
+  Rewriter r(p);
+  ASSERT_TRUE(r.insert_after(InstId{5}, {inst("s_nop 0")}));
+  ASSERT_TRUE(r.insert_before(InstId{6}, {inst("s_nop 1")}));
+  const auto l = listing(p);
+  EXPECT_EQ(l[5], "i5 s_cbranch_scc1 .Lloop");
+  EXPECT_EQ(l[6], "i8 s_nop 0");
+  EXPECT_EQ(l[7], "i9 s_nop 1");
+  EXPECT_EQ(l[8], "i6 v_mov_b32_e32 v2, v1");
+}
+
+TEST(Rewriter, MoveSwapAndSetWaitcnt) {
+  Program p = parse("k:\n  global_load_dword v1, v0, s[0:1]\n  v_mov_b32 v2, 1\n  s_waitcnt vmcnt(0)\n"
+                    "  v_add_u32 v3, v1, v2\n  s_endpgm\n");
+  Rewriter r(p);
+  ASSERT_TRUE(r.move_before(InstId{1}, InstId{0}));
+  ASSERT_TRUE(r.swap(InstId{0}, InstId{1}));
+  ASSERT_TRUE(r.move_after(InstId{0}, InstId{1}));
+  Waitcnt w = Waitcnt::none(Target::gfx942);
+  w.vm = 1;
+  ASSERT_TRUE(r.set_waitcnt(InstId{2}, w));
+  const auto l = listing(p);
+  EXPECT_EQ(l[0], "i1 v_mov_b32_e32 v2, 1");
+  EXPECT_EQ(l[1], "i0 global_load_dword v1, v0, s[0:1]");
+  EXPECT_EQ(l[2], "i2 s_waitcnt vmcnt(1)");
+}
+
+TEST(Rewriter, ReplayReproducesIdsAndText) {
+  const Program orig = parse(kLoop);
+  Program a = orig;
+  Rewriter ra(a);
+  ASSERT_TRUE(ra.insert_before(InstId{3}, {inst("v_mov_b32 v4, 7")}));
+  ASSERT_TRUE(ra.replace(InstId{6}, {inst("v_mov_b32 v2, v0"), inst("v_mov_b32 v5, 1")}));
+  ASSERT_TRUE(ra.erase(InstId{0}));
+  Program b = orig;
+  Rewriter rb(b);
+  ASSERT_TRUE(rb.replay(ra.log()));
+  EXPECT_EQ(print_program(a), print_program(b));
+  EXPECT_EQ(listing(a), listing(b));
+  // A log that does not apply is rejected whole, naming the edit.
+  Program c = orig;
+  Rewriter rc(c);
+  std::vector<Edit> bad = ra.log();
+  bad.push_back(Edit{Edit::Op::erase, InstId{0}, {}, {}, {}, "again"});
+  auto res = rc.replay(bad);
+  ASSERT_FALSE(res);
+  EXPECT_NE(res.error().message.find("edit 3 (delete)"), std::string::npos) << res.error().message;
+  EXPECT_EQ(print_program(c), print_program(orig));
+}
+
+TEST(Rewriter, EveryTargetChecksWellFormedness) {
+  for (const Target t : {Target::gfx90a, Target::gfx942, Target::gfx950}) {
+    Program p = parse("k:\n  v_mov_b32 v1, 0\n  s_endpgm\n", t);
+    Rewriter r(p);
+    Inst bad = inst("v_mov_b32 v1, 0", t);
+    bad.ops[0].reg.dwords = 2;  // a 64-bit destination for a 32-bit move
+    auto e = r.insert_before(InstId{0}, {bad});
+    ASSERT_FALSE(e) << to_string(t);
+    EXPECT_NE(e.error().message.find("not well-formed"), std::string::npos) << e.error().message;
+  }
+}
+
+// ---- stateful: random edit sequences against a model ------------------------------------------------------------
+
+const std::vector<std::string> kPool{"v_mov_b32 v1, 0", "v_add_u32 v2, v1, v0", "s_nop 1", "s_mov_b32 s4, 7",
+                                     "v_xor_b32 v3, v2, v1"};
+
+struct Model {
+  std::vector<std::pair<std::uint32_t, std::string>> insts;  // (id, text); the last is s_endpgm
+  std::uint32_t next_id = 0;
+  std::vector<std::pair<decltype(insts), std::uint32_t>> history;  // for undo
+  [[nodiscard]] std::size_t pos_of(std::uint32_t id) const {
+    for (std::size_t k = 0; k < insts.size(); ++k)
+      if (insts[k].first == id) return k;
+    return insts.size();
+  }
+  void save() { history.emplace_back(insts, next_id); }
+};
+
+struct Sut {
+  Program program;
+  Rewriter rewriter;
+  explicit Sut(Program p) : program(std::move(p)), rewriter(program) {}
+};
+
+using Cmd = rc::state::Command<Model, Sut>;
+
+void expect_same(const Model& m, const Sut& s) {
+  std::vector<std::string> want;
+  for (const auto& [id, text] : m.insts) want.push_back("i" + std::to_string(id) + " " + text);
+  RC_ASSERT(listing(s.program) == want);
+  RC_ASSERT(s.program.next_id == m.next_id);
+}
+
+std::string printed(const std::string& text) { return print_inst(*parse_inst(text, Target::gfx942)); }
+
+/// Picks an instruction position other than s_endpgm (the model's last).
+std::size_t pick_body(const Model& m) { return *rc::gen::inRange<std::size_t>(0, m.insts.size() - 1); }
+
+struct Insert : Cmd {
+  bool after = *rc::gen::arbitrary<bool>();
+  std::size_t pos;
+  std::string text = printed(*rc::gen::elementOf(kPool));
+  explicit Insert(const Model& m) : pos(after ? pick_body(m) : *rc::gen::inRange<std::size_t>(0, m.insts.size())) {}
+  void checkPreconditions(const Model& m) const override { RC_PRE(pos < m.insts.size() && (!after || pos + 1 < m.insts.size())); }
+  void apply(Model& m) const override {
+    m.save();
+    m.insts.insert(m.insts.begin() + static_cast<std::ptrdiff_t>(after ? pos + 1 : pos), {m.next_id++, text});
+  }
+  void run(const Model& m, Sut& s) const override {
+    const InstId at{m.insts[pos].first};
+    auto in = *parse_inst(text, Target::gfx942);
+    const bool ok = after ? s.rewriter.insert_after(at, {in}).has_value() : s.rewriter.insert_before(at, {in}).has_value();
+    RC_ASSERT(ok);
+    Model next = m;
+    apply(next);
+    expect_same(next, s);
+  }
+  void show(std::ostream& os) const override { os << (after ? "insert_after #" : "insert_before #") << pos << " " << text; }
+};
+
+struct Erase : Cmd {
+  std::size_t pos;
+  explicit Erase(const Model& m) : pos(*rc::gen::inRange<std::size_t>(0, m.insts.size())) {}
+  void checkPreconditions(const Model& m) const override { RC_PRE(pos < m.insts.size()); }
+  void apply(Model& m) const override {
+    if (pos + 1 == m.insts.size()) return;  // s_endpgm: refused, nothing changes
+    m.save();
+    m.insts.erase(m.insts.begin() + static_cast<std::ptrdiff_t>(pos));
+  }
+  void run(const Model& m, Sut& s) const override {
+    const bool refused = pos + 1 == m.insts.size();
+    RC_ASSERT(s.rewriter.erase(InstId{m.insts[pos].first}).has_value() == !refused);
+    Model next = m;
+    apply(next);
+    expect_same(next, s);
+  }
+  void show(std::ostream& os) const override { os << "erase #" << pos; }
+};
+
+struct MoveOrSwap : Cmd {
+  int kind = *rc::gen::inRange(0, 3);  // 0 move_before, 1 move_after, 2 swap
+  std::size_t a, b;
+  explicit MoveOrSwap(const Model& m) : a(pick_body(m)), b(pick_body(m)) {}
+  void checkPreconditions(const Model& m) const override { RC_PRE(m.insts.size() > 2 && a + 1 < m.insts.size() && b + 1 < m.insts.size() && a != b); }
+  void apply(Model& m) const override {
+    m.save();
+    auto& v = m.insts;
+    if (kind == 2) {
+      std::swap(v[a], v[b]);
+      return;
+    }
+    const auto moved = v[a];
+    const auto anchor = v[b].first;
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(a));
+    const std::size_t at = m.pos_of(anchor) + (kind == 1 ? 1 : 0);
+    v.insert(v.begin() + static_cast<std::ptrdiff_t>(at), moved);
+  }
+  void run(const Model& m, Sut& s) const override {
+    const InstId x{m.insts[a].first}, y{m.insts[b].first};
+    auto r = kind == 0 ? s.rewriter.move_before(x, y) : kind == 1 ? s.rewriter.move_after(x, y) : s.rewriter.swap(x, y);
+    RC_ASSERT(r.has_value());
+    Model next = m;
+    apply(next);
+    expect_same(next, s);
+  }
+  void show(std::ostream& os) const override { os << (kind == 0 ? "move_before #" : kind == 1 ? "move_after #" : "swap #") << a << " #" << b; }
+};
+
+struct Undo : Cmd {
+  explicit Undo(const Model&) {}
+  void checkPreconditions(const Model& m) const override { RC_PRE(!m.history.empty()); }
+  void apply(Model& m) const override {
+    m.insts = m.history.back().first;
+    m.next_id = m.history.back().second;
+    m.history.pop_back();
+  }
+  void run(const Model& m, Sut& s) const override {
+    RC_ASSERT(s.rewriter.undo(1) == 1u);
+    Model next = m;
+    apply(next);
+    expect_same(next, s);
+  }
+  void show(std::ostream& os) const override { os << "undo"; }
+};
+
+RC_GTEST_PROP(RewriterStateful, RandomEditSequencesMatchTheModelAndReplay, ()) {
+  const Program orig = parse("k:\n  v_mov_b32 v1, 0\n  v_add_u32 v2, v1, v0\n  s_mov_b32 s4, 7\n  s_endpgm\n");
+  Model m0;
+  for (const auto& it : orig.items)
+    if (it.kind == Item::Kind::inst) m0.insts.emplace_back(it.inst.id.value, print_inst(it.inst));
+  m0.next_id = orig.next_id;
+  Sut sut(orig);
+  rc::state::check(m0, sut, rc::state::gen::execOneOfWithArgs<Insert, Erase, MoveOrSwap, Undo>());
+  // The log replays on the original to the same program, ids included; undoing everything restores the original.
+  Program again = orig;
+  Rewriter r(again);
+  RC_ASSERT(r.replay(sut.rewriter.log()).has_value());
+  RC_ASSERT(listing(again) == listing(sut.program));
+  sut.rewriter.undo();
+  RC_ASSERT(print_program(sut.program) == print_program(orig));
+  RC_ASSERT(sut.program.next_id == orig.next_id);
+}
+
+}  // namespace
+}  // namespace asmevo::passes
