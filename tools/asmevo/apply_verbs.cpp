@@ -179,6 +179,8 @@ int cmd_apply(int argc, char** argv) {
   codeobject::RebuildOptions ro;
   ro.original = &k0->elf;
   ro.recovered = &k0->m;
+  for (const auto& s : stats)
+    if (s.shrinks_resources) ro.policy = codeobject::RecountPolicy::exact;
   auto built = codeobject::rebuild(std::move(p1), *k0->enc, ro);
   if (!built) return report(built.error());
   if (auto w = write_file_atomic(out->second, std::string_view(reinterpret_cast<const char*>(built->bytes.data()), built->bytes.size())); !w)

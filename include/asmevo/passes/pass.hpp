@@ -52,6 +52,9 @@ struct PassStats {
   std::size_t edits = 0;       ///< edits it made (entries it added to the Rewriter's log)
   std::int64_t insts_delta = 0;  ///< instructions after minus before
   std::vector<std::string> notes;  ///< one line per decision worth telling a person (what it gave up, and why)
+  /// The pass may lower the registers the code needs (vgpr-compact): the rebuild should recount the descriptor
+  /// exactly (codeobject::RecountPolicy::exact) rather than keep K0's counts.
+  bool shrinks_resources = false;
 };
 
 /// The Pass concept (see the file comment).

@@ -1,0 +1,238 @@
+// load-widen: merges two memory instructions of one block into one wider instruction where that is provably the
+// same accesses, as LLVM's SILoadStoreOptimizer does for the code it compiles:
+//  - global_load_dword{,x2,x3} + global_load_dword{,x2,x3} -> global_load_dword{x2,x3,x4}, and the same for
+//    global_store_*: same address operands and cache-policy bits, the second's offset right after the first's bytes,
+//    destinations (or store data) in consecutive registers, the merged tuple starting at an even register on gfx90a+
+//    (the AV_*_Align2 classes; the parser checks it). Global memory needs dword alignment only for multi-dword
+//    accesses under the unaligned access mode ROCm sets (SH_MEM_CONFIG.alignment_mode), and the two accesses already
+//    were dword-aligned, so the merged one touches exactly the same bytes.
+//  - ds_read_b32 + ds_read_b32 -> ds_read2_b32 (destinations v[d], v[d+1]), ds_write_b32 + ds_write_b32 ->
+//    ds_write2_b32 (any data registers): same address register, byte offsets multiples of 4 below 1024 (the 8-bit
+//    offset0/offset1 fields count dwords, MI300 ISA (CDNA3) DS_READ2_B32 / DS_WRITE2_B32).
+// Independence: nothing between the two reads or writes any register either one names, and no memory instruction,
+// s_waitcnt, barrier or branch lies between them; the merged instruction takes the first one's place (and id).
+// Buffer instructions are not merged (their range check applies per access, and one out-of-range half would change
+// what the other half returns). Merging removes one counted memory event: every merge is kept only if the waitcnt and
+// hazard checkers find nothing new, else undone. Idempotent on what it produced; never adds instructions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/detail/reg_units.hpp"
+#include "asmevo/passes/nop_min.hpp"
+#include "asmevo/passes/pass.hpp"
+#include "asmevo/passes/waitcnt_min.hpp"
+
+namespace asmevo::passes {
+
+namespace detail {
+
+[[nodiscard]] inline const Operand* op_named(const Inst& in, std::string_view name) {
+  const auto ops = isa::operands(isa::forms(in.target)[in.form]);
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
+    if (ops[k].name == name) return &in.ops[k];
+  return nullptr;
+}
+
+/// The operands other than `skip` (data and offset) are equal: same form, same address, same cache bits.
+[[nodiscard]] inline bool same_but(const Inst& a, const Inst& b, std::initializer_list<std::string_view> skip) {
+  if (a.form != b.form) return false;
+  const auto ops = isa::operands(isa::forms(a.target)[a.form]);
+  for (std::size_t k = 0; k < ops.size() && k < a.ops.size() && k < b.ops.size(); ++k) {
+    bool skipped = false;
+    for (const auto s : skip) skipped = skipped || ops[k].name == s || (ops[k].tied >= 0 && !ops[k].is_printed());
+    if (!skipped && !(a.ops[k] == b.ops[k])) return false;
+  }
+  return true;
+}
+
+[[nodiscard]] inline std::string vreg_text(unsigned first, unsigned n) {
+  return n == 1 ? "v" + std::to_string(first) : "v[" + std::to_string(first) + ":" + std::to_string(first + n - 1) + "]";
+}
+
+/// `text` with the operand at position `which` (0-based, comma separated, after the mnemonic) replaced and the
+/// mnemonic changed.
+[[nodiscard]] inline std::string rewrite_text(const std::string& text, std::string_view mnemonic, unsigned which,
+                                              const std::string& operand) {
+  const auto sp = text.find(' ');
+  std::string rest = text.substr(sp + 1);
+  std::size_t b = 0;
+  for (unsigned k = 0; k < which; ++k) b = rest.find(',', b) + 2;  // ", "
+  std::size_t e = rest.find(',', b);
+  if (e == std::string::npos) e = rest.find(' ', b);
+  return std::string(mnemonic) + " " + rest.substr(0, b) + operand + (e == std::string::npos ? "" : rest.substr(e));
+}
+
+/// The merged instruction for the pair (a first in program order, b second), or nullopt.
+[[nodiscard]] inline std::optional<Inst> widened(const Inst& a, const Inst& b, Target t) {
+  const auto ma = isa::forms(t)[a.form].mnemonic, mb = isa::forms(t)[b.form].mnemonic;
+  const auto fmt = isa::forms(t)[a.form].format;
+  auto dwords_of = [](std::string_view m) -> unsigned {
+    if (m.ends_with("_dword")) return 1;
+    if (m.ends_with("_dwordx2")) return 2;
+    if (m.ends_with("_dwordx3")) return 3;
+    return 0;
+  };
+  auto reg = [](const Operand* o) -> std::optional<Reg> {
+    if (!o || !o->is_reg() || o->reg.file != RegFile::vgpr) return std::nullopt;
+    return o->reg;
+  };
+  auto imm = [](const Operand* o) -> std::optional<std::int64_t> {
+    if (!o) return std::int64_t{0};
+    if (o->kind == Operand::Kind::absent) return std::int64_t{0};
+    if (o->kind != Operand::Kind::imm) return std::nullopt;
+    return o->imm;
+  };
+  if (fmt == isa::Format::GLOBAL && (ma.starts_with("global_load_dword") || ma.starts_with("global_store_dword"))) {
+    const bool load = ma.starts_with("global_load");
+    const unsigned na = dwords_of(ma), nb = dwords_of(mb);
+    if (!na || !nb || na + nb > 4 || mb.substr(0, 12) != ma.substr(0, 12)) return std::nullopt;
+    const char* data = load ? "vdst" : "vdata";
+    const auto ra = reg(op_named(a, data)), rb = reg(op_named(b, data));
+    const auto oa = imm(op_named(a, "offset")), ob = imm(op_named(b, "offset"));
+    if (!ra || !rb || !oa || !ob) return std::nullopt;
+    // Same address and cache bits: compare with the forms' operands minus data and offset (forms differ by width,
+    // so compare the address operands by name).
+    for (const char* n : {"vaddr", "saddr", "cpol"}) {
+      const Operand *x = op_named(a, n), *y = op_named(b, n);
+      if ((x == nullptr) != (y == nullptr) || (x && !(*x == *y))) return std::nullopt;
+    }
+    const Inst* lo = nullptr;
+    unsigned first = 0;
+    if (*ob == *oa + 4 * na && rb->index == ra->index + na) lo = &a, first = ra->index;
+    else if (*oa == *ob + 4 * nb && ra->index == rb->index + nb) lo = &b, first = rb->index;
+    if (!lo) return std::nullopt;
+    const unsigned n = na + nb;
+    const std::string wide = std::string(load ? "global_load_dword" : "global_store_dword") + (n == 1 ? "" : "x" + std::to_string(n));
+    auto in = parse_inst(rewrite_text(print_inst(*lo), wide, load ? 0 : 1, vreg_text(first, n)), t);
+    if (!in) return std::nullopt;
+    return *in;
+  }
+  if (fmt == isa::Format::DS && ma == mb && (ma == "ds_read_b32" || ma == "ds_write_b32")) {
+    if (!same_but(a, b, {"vdst", "data0", "offset"})) return std::nullopt;
+    const Operand* gds = op_named(a, "gds");
+    if (gds && gds->kind == Operand::Kind::imm && gds->imm) return std::nullopt;
+    const auto oa = imm(op_named(a, "offset")), ob = imm(op_named(b, "offset"));
+    if (!oa || !ob || *oa % 4 || *ob % 4 || *oa / 4 > 255 || *ob / 4 > 255 || *oa == *ob) return std::nullopt;
+    const auto addr = op_named(a, "addr");
+    if (!addr || !addr->is_reg()) return std::nullopt;
+    const std::string off = " offset0:" + std::to_string(*oa / 4) + " offset1:" + std::to_string(*ob / 4);
+    std::string text;
+    if (ma == "ds_read_b32") {
+      const auto ra = reg(op_named(a, "vdst")), rb = reg(op_named(b, "vdst"));
+      if (!ra || !rb || rb->index != ra->index + 1) return std::nullopt;
+      text = "ds_read2_b32 " + vreg_text(ra->index, 2) + ", " + vreg_text(addr->reg.index, 1) + off;
+    } else {
+      const auto ra = reg(op_named(a, "data0")), rb = reg(op_named(b, "data0"));
+      if (!ra || !rb) return std::nullopt;
+      text = "ds_write2_b32 " + vreg_text(addr->reg.index, 1) + ", " + vreg_text(ra->index, 1) + ", " +
+             vreg_text(rb->index, 1) + off;
+    }
+    auto in = parse_inst(text, t);
+    if (!in) return std::nullopt;
+    return *in;
+  }
+  return std::nullopt;
+}
+
+/// Nothing between items `i` and `j` of block `insts` (exclusive) touches a register of `a` or `b`, accesses memory,
+/// waits, or synchronises.
+[[nodiscard]] inline bool independent_between(const Program& p, const Inst& a, const Inst& b, std::size_t i, std::size_t j) {
+  std::vector<unsigned> rd, wr, mine;
+  analysis::detail::unit_rw(a, rd, wr);
+  mine.insert(mine.end(), rd.begin(), rd.end());
+  mine.insert(mine.end(), wr.begin(), wr.end());
+  rd.clear(), wr.clear();
+  analysis::detail::unit_rw(b, rd, wr);
+  mine.insert(mine.end(), rd.begin(), rd.end());
+  mine.insert(mine.end(), wr.begin(), wr.end());
+  for (std::size_t k = i + 1; k < j; ++k) {
+    if (p.items[k].kind != Item::Kind::inst) continue;
+    const Inst& in = p.items[k].inst;
+    const auto& f = isa::forms(in.target)[in.form];
+    using namespace isa::prop;
+    if (f.has(vm_cnt) || f.has(lgkm_cnt) || f.has(exp_cnt) || f.has(load) || f.has(store) || f.has(side_effects) ||
+        f.has(branch) || f.mnemonic == "s_waitcnt" || f.mnemonic == "s_barrier")
+      return false;
+    rd.clear(), wr.clear();
+    analysis::detail::unit_rw(in, rd, wr);
+    // Exec decides which lanes access memory: the two must run under the same exec.
+    for (const unsigned u : wr)
+      if (u == analysis::detail::unit_exec || u == analysis::detail::unit_exec + 1) return false;
+    for (const unsigned u : wr)
+      for (const unsigned m : mine)
+        if (u == m) return false;
+    for (const unsigned u : rd)
+      for (const unsigned m : mine)
+        if (u == m && u >= analysis::detail::unit_v0) return false;  // a read of a pending destination, or of data
+  }
+  return true;
+}
+
+}  // namespace detail
+
+/// See the file comment.
+struct LoadWiden {
+  static constexpr std::string_view name = "load-widen";
+  static constexpr std::string_view summary =
+      "merge adjacent global loads/stores and LDS dword accesses into wider ones where provably the same bytes";
+  static constexpr bool idempotent = true;
+
+  [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
+    PassStats st;
+    Program& p = r.program();
+    std::size_t refused = 0;
+    std::set<std::pair<std::uint32_t, std::uint32_t>> tried;  // (first, second) pairs already attempted
+    for (bool progress = true; progress;) {
+      progress = false;
+      const analysis::Cfg g = analysis::build_cfg(p);
+      auto entries = kernel_entries(g, c);
+      if (!entries) return unexpected(std::move(entries).error());
+      const auto reach = reachable_blocks(g, *entries);
+      std::optional<std::pair<InstId, InstId>> pick;
+      std::optional<Inst> merged;
+      for (std::uint32_t b = 0; b < g.blocks.size() && !pick; ++b) {
+        if (!reach[b]) continue;
+        const auto& insts = g.blocks[b].insts;
+        for (std::size_t x = 0; x < insts.size() && !pick; ++x) {
+          const Inst& a = p.items[insts[x]].inst;
+          // Its partner: the next memory instruction of the block.
+          for (std::size_t y = x + 1; y < insts.size(); ++y) {
+            const Inst& bb = p.items[insts[y]].inst;
+            const auto& f = isa::forms(bb.target)[bb.form];
+            if (!(f.has(isa::prop::load) || f.has(isa::prop::store) || f.has(isa::prop::vm_cnt) || f.has(isa::prop::lgkm_cnt)))
+              continue;
+            if (tried.count({a.id.value, bb.id.value})) break;
+            auto w = detail::widened(a, bb, p.target);
+            if (w && detail::independent_between(p, a, bb, insts[x], insts[y])) pick = {a.id, bb.id}, merged = *w;
+            break;
+          }
+        }
+      }
+      if (!pick) break;
+      tried.insert({pick->first.value, pick->second.value});
+      const auto wait0 = detail::waitcnt_keys(p, analysis::build_cfg(p), *entries);
+      const auto haz0 = detail::hazard_keys(p, c);
+      const std::size_t mark = r.log().size();
+      if (auto e = r.replace(pick->first, {*merged}, "load-widen"); !e) return unexpected(std::move(e).error());
+      if (auto e = r.erase(pick->second, "load-widen"); !e) return unexpected(std::move(e).error());
+      const analysis::Cfg g2 = analysis::build_cfg(p);
+      auto e2 = kernel_entries(g2, c);
+      if (!e2) return unexpected(std::move(e2).error());
+      if (!detail::no_new(wait0, detail::waitcnt_keys(p, g2, *e2)) || !detail::no_new(haz0, detail::hazard_keys(p, c))) {
+        r.undo(r.log().size() - mark);
+        ++refused;
+      }
+      progress = true;
+    }
+    if (refused) st.notes.push_back(std::to_string(refused) + " merge(s) undone: a wait's count or a hazard distance relied on the separate instructions");
+    return st;
+  }
+};
+
+}  // namespace asmevo::passes

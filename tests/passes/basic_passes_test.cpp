@@ -1,0 +1,230 @@
+// Golden tests of waitcnt-min, nop-min, hazard-fix, dce, vgpr-compact and load-widen: small programs, each case
+// commented with what the pass must (or must not) do and why, run for gfx90a, gfx942 and gfx950.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/hazard_check.hpp"
+#include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/passes/registry.hpp"
+
+namespace asmevo::passes {
+namespace {
+
+constexpr Target kTargets[] = {Target::gfx90a, Target::gfx942, Target::gfx950};
+
+struct Run {
+  Program program;
+  PassStats stats;
+  std::string text;  // printed without ids
+};
+
+Run run(const char* pass, const std::string& src, Target t) {
+  Run out;
+  auto p = parse_program(src, t, "<test>");
+  EXPECT_TRUE(p.has_value()) << (p ? "" : p.error().str());
+  if (!p) return out;
+  out.program = std::move(*p);
+  Rewriter r(out.program);
+  const PassInfo* info = find_pass(pass);
+  EXPECT_NE(info, nullptr) << pass;
+  auto s = info->run(r, PassContext{});
+  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().str());
+  if (s) out.stats = *s;
+  PrintOptions po;
+  po.ids = false;
+  out.text = print_program(out.program, po);
+  // Every pass leaves the checkers clean on these inputs, and a second run changes nothing (all claim idempotence).
+  const auto g = analysis::build_cfg(out.program);
+  const auto e = g.block_named("k");
+  EXPECT_TRUE(e.has_value());
+  if (e) {
+    EXPECT_TRUE(analysis::check_waitcnt(out.program, g, *e, t).empty()) << pass << "\n" << out.text;
+    EXPECT_TRUE(analysis::check_hazards(out.program, g, *e, t).empty()) << pass << "\n" << out.text;
+  }
+  auto again = info->run(r, PassContext{});
+  EXPECT_TRUE(again && again->edits == 0) << pass << " is not idempotent on\n" << out.text;
+  return out;
+}
+
+bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+TEST(WaitcntMin, WeakensToTheCountTheReadNeedsAndKeepsStoreFences) {
+  const std::string src =
+      "k:\n"
+      "  global_load_dword v1, v0, s[0:1]\n"
+      "  global_load_dword v2, v0, s[0:1] offset:4\n"
+      "  s_waitcnt vmcnt(0) lgkmcnt(0)\n"  // only v1 is read next: vmcnt(1) covers it; nothing is on lgkmcnt
+      "  v_add_u32 v3, v1, v1\n"
+      "  s_waitcnt vmcnt(0)\n"             // v2: needs vmcnt(0)
+      "  v_add_u32 v3, v3, v2\n"
+      "  global_store_dword v0, v3, s[0:1]\n"
+      "  s_waitcnt vmcnt(0)\n"             // a fence after a store: the load below may read what it wrote
+      "  global_load_dword v4, v0, s[0:1]\n"
+      "  s_waitcnt vmcnt(0)\n"
+      "  global_store_dword v0, v4, s[0:1] offset:8\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("waitcnt-min", src, t);
+    EXPECT_TRUE(has(r.text, "s_waitcnt vmcnt(1)\n\tv_add_u32_e32 v3, v1, v1")) << r.text;
+    EXPECT_TRUE(has(r.text, "global_store_dword v0, v3, s[0:1]\n\ts_waitcnt vmcnt(0)\n\tglobal_load_dword v4")) << r.text;
+    EXPECT_EQ(r.stats.edits, 1u) << r.text;
+  }
+}
+
+TEST(WaitcntMin, DropsAWaitForNothingAndKeepsOneBeforeABarrier) {
+  const std::string src =
+      "k:\n"
+      "  v_mov_b32 v1, 1\n"
+      "  s_waitcnt lgkmcnt(0)\n"          // nothing outstanding: dropped
+      "  ds_write_b32 v0, v1\n"
+      "  s_waitcnt lgkmcnt(0)\n"          // guards the barrier: other waves read this LDS after it
+      "  s_barrier\n"
+      "  ds_read_b32 v2, v0 offset:4\n"
+      "  s_waitcnt lgkmcnt(0)\n"
+      "  v_add_u32 v3, v2, v1\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("waitcnt-min", src, t);
+    EXPECT_TRUE(has(r.text, "v_mov_b32_e32 v1, 1\n\tds_write_b32 v0, v1\n\ts_waitcnt lgkmcnt(0)\n\ts_barrier")) << r.text;
+    EXPECT_EQ(r.stats.insts_delta, -1) << r.text;
+  }
+}
+
+TEST(NopMin, ShrinksToWhatTheHazardNeedsAndDropsUnneededNops) {
+  // v_readlane writes s4 from VALU; reading s4 as a VMEM address... keep it simple: a VALU write of vcc read as an
+  // SGPR by v_readlane's lane select needs 4 wait states on gfx9 (MI300 ISA §4.5 "VALU writes SGPR/VCC ->
+  // v_readlane/v_writelane lane select": 4). s_nop 7 (8 states) shrinks to s_nop 3; the s_nop at the top is dropped.
+  const std::string src =
+      "k:\n"
+      "  s_nop 5\n"
+      "  v_cmp_eq_u32 vcc, v0, v1\n"
+      "  s_nop 7\n"
+      "  v_readlane_b32 s6, v2, vcc_lo\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("nop-min", src, t);
+    EXPECT_FALSE(has(r.text, "s_nop 5")) << r.text;
+    EXPECT_TRUE(has(r.text, "s_nop 3\n\tv_readlane_b32")) << r.text;
+  }
+}
+
+TEST(HazardFix, InsertsTheFewestWaitStatesAndMergesIntoAnAdjacentNop) {
+  const std::string src =
+      "k:\n"
+      "  v_cmp_eq_u32 vcc, v0, v1\n"
+      "  v_readlane_b32 s6, v2, vcc_lo\n"   // needs 4 wait states after the VCC write
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("hazard-fix", src, t);
+    EXPECT_TRUE(has(r.text, "v_cmp_eq_u32_e32 vcc, v0, v1\n\ts_nop 3\n\tv_readlane_b32")) << r.text;
+    EXPECT_EQ(r.stats.insts_delta, 1) << r.text;
+  }
+}
+
+TEST(Dce, DropsDeadChainsButNotMemoryExecOrScc) {
+  const std::string src =
+      "k:\n"
+      "  v_add_u32 v5, v0, v0\n"            // only feeds v6, which is dead: both go
+      "  v_mul_lo_u32 v6, v5, v5\n"
+      "  s_add_u32 s8, s0, 1\n"             // s8 dead, but SCC is read by s_cselect: kept
+      "  s_cselect_b32 s9, 1, 2\n"
+      "  v_mov_b32 v7, s9\n"
+      "  v_mov_b32 v8, 3\n"                 // overwritten before any read: dead
+      "  v_mov_b32 v8, 4\n"
+      "  global_store_dword v0, v7, s[0:1]\n"
+      "  global_store_dword v0, v8, s[0:1] offset:4\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("dce", src, t);
+    EXPECT_FALSE(has(r.text, "v_add_u32")) << r.text;
+    EXPECT_FALSE(has(r.text, "v_mul_lo_u32")) << r.text;
+    EXPECT_FALSE(has(r.text, "v_mov_b32_e32 v8, 3")) << r.text;
+    EXPECT_TRUE(has(r.text, "s_add_u32 s8, s0, 1")) << r.text;
+    EXPECT_EQ(r.stats.insts_delta, -3) << r.text;
+  }
+}
+
+TEST(VgprCompact, ClosesGapsKeepingTuplesAlignedAndEntryRegistersInPlace) {
+  const std::string src =
+      "k:\n"
+      "  v_mov_b32 v8, v0\n"
+      "  v_mov_b32 v9, 0\n"
+      "  global_load_dwordx2 v[12:13], v[8:9], off\n"
+      "  s_waitcnt vmcnt(0)\n"
+      "  v_add_u32 v21, v12, v13\n"
+      "  global_store_dword v[8:9], v21, off\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("vgpr-compact", src, t);
+    // v0 is live at the entry (the work-item id) and stays; v8.. move down by even steps.
+    EXPECT_TRUE(has(r.text, "v_mov_b32_e32 v2, v0\n\tv_mov_b32_e32 v3, 0\n\tglobal_load_dwordx2 v[4:5], v[2:3], off")) << r.text;
+    EXPECT_TRUE(has(r.text, "v_add_u32_e32 v7, v4, v5")) << r.text;  // v21 -> v7 (one odd register stays a gap)
+    EXPECT_TRUE(r.stats.shrinks_resources);
+  }
+}
+
+TEST(LoadWiden, MergesAdjacentGlobalAndLdsAccessesOnly) {
+  const std::string src =
+      "k:\n"
+      "  global_load_dword v4, v2, s[0:1] offset:8\n"
+      "  global_load_dword v5, v2, s[0:1] offset:12\n"   // -> dwordx2 v[4:5] offset:8
+      "  global_load_dword v7, v2, s[0:1] offset:16\n"   // v7 does not follow v5: stays
+      "  ds_read_b32 v10, v3 offset:4\n"
+      "  ds_read_b32 v11, v3 offset:64\n"               // -> ds_read2_b32 offset0:1 offset1:16
+      "  s_waitcnt vmcnt(0) lgkmcnt(0)\n"
+      "  v_add_u32 v4, v4, v5\n"
+      "  v_add_u32 v4, v4, v10\n"
+      "  v_add_u32 v4, v4, v11\n"
+      "  v_add_u32 v4, v4, v7\n"
+      "  global_store_dword v2, v4, s[0:1]\n"
+      "  v_mov_b32 v5, 1\n"                              // writes the second store's data between: no merge
+      "  global_store_dword v2, v5, s[0:1] offset:4\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("load-widen", src, t);
+    EXPECT_TRUE(has(r.text, "global_load_dwordx2 v[4:5], v2, s[0:1] offset:8\n\tglobal_load_dword v7")) << r.text;
+    EXPECT_TRUE(has(r.text, "ds_read2_b32 v[10:11], v3 offset0:1 offset1:16")) << r.text;
+    EXPECT_TRUE(has(r.text, "global_store_dword v2, v5, s[0:1] offset:4")) << r.text;
+    EXPECT_EQ(r.stats.insts_delta, -2) << r.text;
+  }
+}
+
+TEST(LoadWiden, UndoesAMergeThatAPreciseWaitRelied) {
+  // vmcnt(1) after two loads waits for the first; merged, the one load would not be waited for at all.
+  const std::string src =
+      "k:\n"
+      "  global_load_dword v4, v2, s[0:1]\n"
+      "  global_load_dword v5, v2, s[0:1] offset:4\n"
+      "  s_waitcnt vmcnt(1)\n"
+      "  global_store_dword v2, v4, s[0:1] offset:8\n"
+      "  s_waitcnt vmcnt(0)\n"
+      "  global_store_dword v2, v5, s[0:1] offset:12\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("load-widen", src, t);
+    EXPECT_FALSE(has(r.text, "dwordx2")) << r.text;
+    EXPECT_EQ(r.stats.notes.size(), 1u) << r.text;
+  }
+}
+
+TEST(Registry, ListsEveryPassOnceWithASummaryAndParsesArguments) {
+  std::set<std::string_view> names;
+  for (const auto& p : builtin_passes()) {
+    EXPECT_TRUE(names.insert(p.name).second) << p.name;
+    EXPECT_FALSE(p.summary.empty()) << p.name;
+  }
+  auto ok = parse_pass_list("waitcnt-min,dce:a=1:b=x");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ((*ok)[1].args.at("b"), "x");
+  auto bad = parse_pass_list("waitcnt-min,nope,dce:broken");
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(has(bad.error().message, "unknown pass 'nope'")) << bad.error().message;
+  EXPECT_TRUE(has(bad.error().message, "'broken' is not key=value")) << bad.error().message;
+}
+
+}  // namespace
+}  // namespace asmevo::passes
