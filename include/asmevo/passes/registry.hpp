@@ -12,6 +12,7 @@
 #include "asmevo/passes/load_widen.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
+#include "asmevo/passes/peephole.hpp"
 #include "asmevo/passes/vgpr_compact.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
 
@@ -34,13 +35,14 @@ template <Pass P>
 
 /// Every built-in pass, in the order `asmevo passes` lists them.
 [[nodiscard]] inline std::span<const PassInfo> builtin_passes() {
-  static const std::array<PassInfo, 6> all{
+  static const std::array<PassInfo, 7> all{
       detail::info_of<WaitcntMin>(),
       detail::info_of<NopMin>(),
       detail::info_of<HazardFix>(),
       detail::info_of<Dce>(),
       detail::info_of<VgprCompact>(),
       detail::info_of<LoadWiden>(),
+      detail::info_of<Peephole>(),
   };
   return all;
 }
