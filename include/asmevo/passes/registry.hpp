@@ -13,6 +13,7 @@
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/peephole.hpp"
+#include "asmevo/passes/schedule.hpp"
 #include "asmevo/passes/vgpr_compact.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
 
@@ -35,7 +36,7 @@ template <Pass P>
 
 /// Every built-in pass, in the order `asmevo passes` lists them.
 [[nodiscard]] inline std::span<const PassInfo> builtin_passes() {
-  static const std::array<PassInfo, 7> all{
+  static const std::array<PassInfo, 8> all{
       detail::info_of<WaitcntMin>(),
       detail::info_of<NopMin>(),
       detail::info_of<HazardFix>(),
@@ -43,6 +44,7 @@ template <Pass P>
       detail::info_of<VgprCompact>(),
       detail::info_of<LoadWiden>(),
       detail::info_of<Peephole>(),
+      detail::info_of<Schedule>(),
   };
   return all;
 }

@@ -1,0 +1,341 @@
+// schedule: latency-aware list scheduling of each basic block between barriers, over the dependence DAG of
+// analysis/dependence.hpp, so that loads issue early and independent ALU, MFMA and memory instructions interleave.
+//
+// Regions: the maximal runs of a reachable block's instructions that hold no barrier (dependence.hpp's
+// barrier_reason: s_waitcnt, s_nop, s_barrier, branches ...) and no directive line between two of them, cut into
+// pieces of at most `window` instructions (argument `window`, default 256). Instructions only move within their region.
+//
+// Within a region the scheduler issues one instruction per step at a modelled cycle. A node is ready when its
+// predecessors are issued, and available when its operands are (predecessor issue + its result latency on RAW edges)
+// and, for an MFMA, the matrix pipe is free. Among the available it picks, in this order: a memory load (so loads
+// issue as early as their dependences allow), then the longest latency path to the region's end (critical path),
+// then the original order. When nothing is available the clock advances. Latencies are the cost model's
+// (verify/emu/timing_params.hpp, each with its source): VALU, transcendental, SALU, SMEM, LDS, L2-hit VMEM, and MFMA
+// passes + write-back (analysis/mfma_info.hpp); the MFMA pipe stays busy for its passes, which is what lets
+// independent ALU fill the gap between two MFMAs.
+//
+// Each region's result is kept only if the kernel's s_waitcnt and wait-state checks (analysis/waitcnt_check.hpp,
+// analysis/hazard_check.hpp) find nothing new: the set of (rule, at, other) findings after is a subset of the set
+// before. All regions are first tried at once and checked once; if that adds a finding, they are undone and tried one
+// by one, each checked against the state the previous ones left, and a region that adds a finding is undone
+// (Rewriter::undo); rounds repeat while one keeps a region, and the regions left are named in the notes.
+//
+// Invariants: the pass never adds or removes instructions (only move_before/move_after, `why` = "schedule"); a
+// region already in the order the scheduler would choose gets no edit, so a second run makes no edits (ties keep the
+// current order, and the DAG and the priorities do not depend on the order of independent instructions). Pipelines
+// run waitcnt-min (passes/waitcnt_min.hpp) after it: the schedule leaves every s_waitcnt where it was and with its
+// count, and moving loads away from their waits can make smaller waits possible.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/dependence.hpp"
+#include "asmevo/analysis/hazard_check.hpp"
+#include "asmevo/analysis/mfma_info.hpp"
+#include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/passes/pass.hpp"
+#include "asmevo/verify/emu/timing_params.hpp"
+
+namespace asmevo::passes {
+
+namespace schedule_detail {
+
+/// What the scheduler assumes about one instruction, in shader clock cycles.
+struct Cost {
+  unsigned issue = 4;     ///< cycles before the wave's next instruction may issue
+  unsigned latency = 4;   ///< issue to result usable by a dependent instruction
+  unsigned pipe = 0;      ///< cycles the matrix pipe stays busy (MFMA only)
+  bool load = false;      ///< reads memory into registers (issued first when available)
+};
+
+/// The cost model's figures for `in` (emu::TimingParams; MfmaInfo::passes for MFMAs).
+[[nodiscard]] inline Cost cost_of(const Inst& in, Target t) {
+  const emu::TimingParams& tp = emu::timing_params(t);
+  const auto& f = isa::forms(in.target)[in.form];
+  Cost c;
+  c.issue = tp.issue_interval.value;
+  const auto mem = analysis::memory_access(in);
+  std::vector<unsigned> rd, wr;
+  analysis::detail::unit_rw(in, rd, wr);
+  if (f.has(isa::prop::mfma)) {
+    const analysis::MfmaInfo* m = analysis::mfma_info(f.mnemonic, t);
+    const unsigned passes = m ? m->passes : 16;  // an opcode without a row: the longest common figure
+    c.pipe = passes * tp.mfma_pass.value;
+    c.latency = c.pipe + tp.mfma_writeback.value;
+  } else if (mem.any()) {
+    c.load = mem.reads != 0 && !wr.empty();
+    if (f.has(isa::prop::smem)) c.latency = tp.smem_latency.value;
+    else if (f.has(isa::prop::ds)) c.latency = tp.lds_latency.value;
+    else c.latency = tp.l2_latency.value;
+  } else if (f.has(isa::prop::valu)) {
+    c.latency = f.has(isa::prop::trans) ? tp.valu_trans.value : tp.valu_latency.value;
+  } else {
+    c.latency = tp.salu.value;
+  }
+  return c;
+}
+
+/// The order the scheduler picks for the DAG of one region (no barriers inside): node indexes, a permutation.
+[[nodiscard]] inline std::vector<std::uint32_t> list_schedule(const analysis::DepGraph& g, const std::vector<Cost>& cost) {
+  const auto n = static_cast<std::uint32_t>(g.nodes.size());
+  auto weight = [&](const analysis::DepEdge& e) -> std::uint64_t {
+    return e.kind == analysis::DepKind::raw ? cost[e.from].latency : 0;
+  };
+  // Height: the longest latency path from a node to the region's end, counting its own latency.
+  std::vector<std::uint64_t> height(n, 0);
+  for (std::uint32_t i = n; i-- > 0;) {
+    std::uint64_t h = cost[i].latency;
+    for (const auto e : g.succ[i]) h = std::max(h, weight(g.edges[e]) + height[g.edges[e].to]);
+    height[i] = h;
+  }
+  std::vector<std::uint32_t> waiting(n, 0), order;
+  std::vector<std::uint64_t> earliest(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i) waiting[i] = static_cast<std::uint32_t>(g.pred[i].size());
+  std::vector<std::uint32_t> ready;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (!waiting[i]) ready.push_back(i);
+  std::uint64_t now = 0, mfma_free = 0;
+  order.reserve(n);
+  auto start = [&](std::uint32_t i) { return std::max(earliest[i], cost[i].pipe ? mfma_free : 0); };
+  while (!ready.empty()) {
+    std::optional<std::size_t> best;
+    std::uint64_t soonest = ~std::uint64_t{0};
+    for (std::size_t k = 0; k < ready.size(); ++k) {
+      const std::uint32_t i = ready[k];
+      const std::uint64_t s = start(i);
+      soonest = std::min(soonest, s);
+      if (s > now) continue;
+      if (!best) {
+        best = k;
+        continue;
+      }
+      const std::uint32_t b = ready[*best];
+      if (std::tuple(cost[i].load, height[i], b) > std::tuple(cost[b].load, height[b], i)) best = k;
+    }
+    if (!best) {
+      now = soonest;
+      continue;
+    }
+    const std::uint32_t i = ready[*best];
+    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(*best));
+    order.push_back(i);
+    if (cost[i].pipe) mfma_free = now + cost[i].pipe;
+    for (const auto e : g.succ[i]) {
+      const auto& ed = g.edges[e];
+      earliest[ed.to] = std::max(earliest[ed.to], now + weight(ed));
+      if (--waiting[ed.to] == 0) ready.push_back(ed.to);
+    }
+    now += cost[i].issue;
+  }
+  return order;
+}
+
+/// Positions (into `seq`) of a longest strictly increasing subsequence of `seq`; the first such in a deterministic
+/// patience-sorting order. Instructions at those positions stay; the others move.
+[[nodiscard]] inline std::vector<std::uint8_t> keep_mask(const std::vector<std::uint32_t>& seq) {
+  const std::size_t n = seq.size();
+  std::vector<std::size_t> tails, prev(n, ~std::size_t{0});
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto it = std::lower_bound(tails.begin(), tails.end(), seq[i],
+                                     [&](std::size_t t, std::uint32_t v) { return seq[t] < v; });
+    if (it != tails.begin()) prev[i] = *(it - 1);
+    if (it == tails.end()) tails.push_back(i);
+    else *it = i;
+  }
+  std::vector<std::uint8_t> keep(n, 0);
+  for (std::size_t i = tails.empty() ? ~std::size_t{0} : tails.back(); i != ~std::size_t{0}; i = prev[i]) keep[i] = 1;
+  return keep;
+}
+
+/// One region: its instructions in the current order and the order the scheduler chose.
+struct Region {
+  std::vector<InstId> now, want;
+};
+
+using FindingKey = std::tuple<std::string, std::uint32_t, std::uint32_t>;
+
+/// The waitcnt and hazard findings of every kernel, as (rule, at, other) keys, and the first finding whose key is not
+/// in `base` (when given), for the notes.
+struct Checked {
+  std::set<FindingKey> keys;
+  std::optional<analysis::Finding> fresh;
+};
+
+[[nodiscard]] inline Checked check(const Program& p, const PassContext& c, const std::vector<std::uint32_t>& entries,
+                                   const std::set<FindingKey>* base = nullptr) {
+  const analysis::Cfg g = analysis::build_cfg(p);
+  Checked out;
+  auto take = [&](analysis::Findings fs) {
+    for (auto& f : fs) {
+      FindingKey k{f.rule, f.at.value, f.other ? f.other->value : ~0u};
+      if (base && !out.fresh && !base->count(k)) out.fresh = std::move(f);
+      out.keys.insert(std::move(k));
+    }
+  };
+  for (const auto e : entries) {
+    take(analysis::check_waitcnt(p, g, e, p.target));
+    take(analysis::check_hazards(p, g, e, p.target, c.xnack));
+  }
+  return out;
+}
+
+[[nodiscard]] inline bool subset(const std::set<FindingKey>& a, const std::set<FindingKey>& b) {
+  return std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+
+/// Moves the region's instructions into `want` order with the fewest moves (those outside a longest run already in
+/// order), each a move_before the instruction that now follows it (move_after for the last). Returns the edits made.
+inline Expected<std::size_t> apply_order(Rewriter& r, const Region& reg) {
+  const std::size_t k = reg.want.size();
+  std::vector<std::uint32_t> pos(k);
+  for (std::size_t j = 0; j < k; ++j)
+    pos[j] = static_cast<std::uint32_t>(std::find(reg.now.begin(), reg.now.end(), reg.want[j]) - reg.now.begin());
+  const auto keep = keep_mask(pos);
+  std::optional<InstId> last_kept;
+  for (std::size_t j = 0; j < k; ++j)
+    if (keep[j]) last_kept = reg.want[j];
+  std::size_t edits = 0;
+  for (std::size_t j = k; j-- > 0;) {
+    if (keep[j]) continue;
+    auto e = j + 1 < k ? r.move_before(reg.want[j], reg.want[j + 1], "schedule")
+                       : r.move_after(reg.want[j], *last_kept, "schedule");
+    if (!e) return unexpected(std::move(e).error());
+    ++edits;
+  }
+  return edits;
+}
+
+}  // namespace schedule_detail
+
+/// See the file comment.
+struct Schedule {
+  static constexpr std::string_view name = "schedule";
+  static constexpr std::string_view summary =
+      "latency-aware list scheduling within each block between barriers (loads early, ALU between MFMAs)";
+  static constexpr bool idempotent = true;
+
+  [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
+    namespace sd = schedule_detail;
+    PassStats st;
+    auto window = c.uint_arg("window", 256);
+    if (!window) return unexpected(std::move(window).error());
+    if (*window == 0) return fail(DiagCode::usage, "argument 'window' must be at least 1 (instructions per region)");
+    Program& p = r.program();
+    std::vector<std::uint32_t> entries;
+    std::vector<sd::Region> regions;
+    {
+      const analysis::Cfg g = analysis::build_cfg(p);
+      auto e = kernel_entries(g, c);
+      if (!e) return unexpected(std::move(e).error());
+      entries = std::move(*e);
+      const auto live = reachable_blocks(g, entries);
+      std::vector<std::size_t> run;
+      auto flush = [&] {
+        for (std::size_t at = 0; at < run.size(); at += *window) {
+          const std::size_t len = std::min<std::size_t>(*window, run.size() - at);
+          if (len < 2) continue;
+          const std::span<const std::size_t> items(run.data() + at, len);
+          const analysis::DepGraph dg = analysis::build_dependences(p, items);
+          std::vector<sd::Cost> cost;
+          for (const std::size_t i : items) cost.push_back(sd::cost_of(p.items[i].inst, p.target));
+          const auto order = sd::list_schedule(dg, cost);
+          sd::Region reg;
+          for (const std::size_t i : items) reg.now.push_back(p.items[i].inst.id);
+          for (const auto o : order) reg.want.push_back(dg.nodes[o].id);
+          if (reg.want.size() == reg.now.size() && reg.want != reg.now) regions.push_back(std::move(reg));
+        }
+        run.clear();
+      };
+      for (std::uint32_t b = 0; b < g.blocks.size(); ++b) {
+        if (!live[b]) continue;
+        std::size_t prev = 0;
+        for (const std::size_t i : g.blocks[b].insts) {
+          // A directive between two instructions (.p2align, .byte ...) pins both sides: it may lay out code or data.
+          bool fenced = false;
+          for (std::size_t k = prev + 1; !run.empty() && k < i; ++k)
+            fenced |= p.items[k].kind != Item::Kind::comment && p.items[k].kind != Item::Kind::blank;
+          if (fenced) flush();
+          prev = i;
+          if (!analysis::barrier_reason(p.items[i].inst).empty()) {
+            flush();
+            continue;
+          }
+          run.push_back(i);
+        }
+        flush();
+      }
+    }
+    if (regions.empty()) return st;
+
+    // Rounds: try every pending region at once; if that adds a finding, undo it and try them one at a time against
+    // the state the accepted ones leave; repeat while a round accepts something (a region refused early may fit once
+    // a later one has moved). The last round accepts nothing, so every region still pending was refused in the
+    // final state, alone and all together: a second run tries the same things in the same state and makes no edit.
+    const std::size_t mark = r.log().size();
+    auto now = sd::check(p, c, entries).keys;
+    std::vector<std::uint8_t> done(regions.size(), 0);
+    std::vector<std::string> refused(regions.size());
+    std::size_t kept = 0, moved = 0;
+    auto apply = [&](std::size_t k) -> Expected<std::size_t> {
+      auto e = sd::apply_order(r, regions[k]);
+      if (!e) r.undo(r.log().size() - mark);
+      return e;
+    };
+    for (bool progress = true; progress;) {
+      progress = false;
+      const std::size_t round = r.log().size();
+      std::size_t batch_moved = 0, batch_regions = 0;
+      for (std::size_t k = 0; k < regions.size(); ++k) {
+        if (done[k]) continue;
+        auto e = apply(k);
+        if (!e) return unexpected(std::move(e).error());
+        batch_moved += *e;
+        ++batch_regions;
+      }
+      if (!batch_regions) break;
+      if (auto all = sd::check(p, c, entries); sd::subset(all.keys, now)) {
+        now = std::move(all.keys);
+        kept += batch_regions;
+        moved += batch_moved;
+        std::fill(done.begin(), done.end(), std::uint8_t{1});
+        break;
+      }
+      r.undo(r.log().size() - round);
+      for (std::size_t k = 0; k < regions.size(); ++k) {
+        if (done[k]) continue;
+        const std::size_t before = r.log().size();
+        auto e = apply(k);
+        if (!e) return unexpected(std::move(e).error());
+        auto after = sd::check(p, c, entries, &now);
+        if (!after.fresh) {
+          now = std::move(after.keys);
+          done[k] = 1;
+          progress = true;
+          ++kept;
+          moved += *e;
+          continue;
+        }
+        refused[k] = after.fresh->rule + " at i" + std::to_string(after.fresh->at.value) + ": " + after.fresh->message;
+        r.undo(r.log().size() - before);
+      }
+    }
+    for (std::size_t k = 0; k < regions.size(); ++k)
+      if (!done[k])
+        st.notes.push_back("region i" + std::to_string(regions[k].now.front().value) + "..i" +
+                           std::to_string(regions[k].now.back().value) + " left as it was: its schedule adds finding " +
+                           refused[k]);
+    st.notes.push_back("scheduled " + std::to_string(kept) + " of " + std::to_string(regions.size()) + " region(s), " +
+                       std::to_string(moved) + " instruction(s) moved");
+    return st;
+  }
+};
+
+}  // namespace asmevo::passes
