@@ -193,9 +193,9 @@ TEST(LoadWiden, MergesAdjacentGlobalAndLdsAccessesOnly) {
   }
 }
 
-TEST(LoadWiden, UndoesAMergeThatAPreciseWaitRelied) {
+TEST(LoadWiden, NoMergeWhenTheNextWaitCountsTheSeparateOperations) {
   // vmcnt(1) after two loads waits for the first; merged, the one load would not be waited for at all.
-  const std::string src =
+  const std::string precise =
       "k:\n"
       "  global_load_dword v4, v2, s[0:1]\n"
       "  global_load_dword v5, v2, s[0:1] offset:4\n"
@@ -204,10 +204,56 @@ TEST(LoadWiden, UndoesAMergeThatAPreciseWaitRelied) {
       "  s_waitcnt vmcnt(0)\n"
       "  global_store_dword v2, v5, s[0:1] offset:12\n"
       "  s_endpgm\n";
-  for (const Target t : kTargets) {
-    const auto r = run("load-widen", src, t);
-    EXPECT_FALSE(has(r.text, "dwordx2")) << r.text;
-    EXPECT_EQ(r.stats.notes.size(), 1u) << r.text;
+  // vmcnt(2) retires the store before the barrier; with the loads merged it would retire nothing.
+  const std::string fence =
+      "k:\n"
+      "  global_store_dword v2, v3, s[0:1] offset:64\n"
+      "  global_load_dword v4, v2, s[0:1]\n"
+      "  global_load_dword v5, v2, s[0:1] offset:4\n"
+      "  s_waitcnt vmcnt(2)\n"
+      "  s_barrier\n"
+      "  s_waitcnt vmcnt(0)\n"
+      "  v_add_u32 v4, v4, v5\n"
+      "  global_store_dword v2, v4, s[0:1] offset:8\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets)
+    for (const auto& src : {precise, fence}) {
+      const auto r = run("load-widen", src, t);
+      EXPECT_FALSE(has(r.text, "dwordx2")) << r.text;
+    }
+}
+
+TEST(WaitcntMin, KeepsWaitsThatOrderMemoryTheRegisterCheckCannotSee) {
+  // (a) an acquire: the wait before buffer_inv orders the invalidate after the load (LLVM SIMemoryLegalizer);
+  // (b) a label between the wait and s_barrier; (c) another wait between the wait and s_barrier;
+  // (d) a FLAT load pending: vmcnt may retire out of order, so the store's vmcnt(0) fence stays.
+  const std::string acquire =
+      "k:\n  global_load_dword v2, v0, s[0:1] sc1\n  s_waitcnt vmcnt(0)\n  buffer_inv sc1\n"
+      "  global_load_dword v3, v0, s[0:1] offset:4\n  s_waitcnt vmcnt(0)\n  v_add_u32 v4, v2, v3\n"
+      "  global_store_dword v0, v4, s[0:1]\n  s_endpgm\n";
+  const std::string label =
+      "k:\n  ds_read_b32 v2, v0\n  s_waitcnt lgkmcnt(0)\n.Lnext:\n  s_barrier\n  ds_write_b32 v0, v1\n"
+      "  v_add_u32 v3, v2, v2\n  global_store_dword v0, v3, s[0:1]\n  s_endpgm\n";
+  const std::string two_waits =
+      "k:\n  global_store_dword v0, v1, s[0:1]\n  ds_write_b32 v0, v1\n  s_waitcnt vmcnt(0) lgkmcnt(0)\n"
+      "  s_waitcnt lgkmcnt(0)\n  s_barrier\n  s_endpgm\n";
+  const std::string flat =
+      "k:\n  global_store_dword v0, v1, s[0:1]\n  flat_load_dword v4, v[2:3]\n  s_waitcnt vmcnt(0) lgkmcnt(0)\n"
+      "  global_load_dword v5, v0, s[0:1]\n  s_waitcnt vmcnt(0)\n  v_add_u32 v5, v5, v4\n"
+      "  global_store_dword v0, v5, s[0:1] offset:4\n  s_endpgm\n";
+  for (const Target t : {Target::gfx90a, Target::gfx942}) {
+    const std::string inv = t == Target::gfx90a ? "buffer_wbinvl1_vol" : "buffer_inv sc1";
+    std::string a = acquire;
+    a.replace(a.find("buffer_inv sc1"), 14, inv);
+    if (t == Target::gfx90a) a.replace(a.find(" sc1\n"), 4, " glc");
+    const auto ra = run("waitcnt-min", a, t);
+    EXPECT_TRUE(has(ra.text, "s_waitcnt vmcnt(0)\n\t" + inv)) << ra.text;
+    const auto rb = run("waitcnt-min", label, t);
+    EXPECT_TRUE(has(rb.text, "s_waitcnt lgkmcnt(0)\n.Lnext:")) << rb.text;
+    const auto rc = run("waitcnt-min", two_waits, t);
+    EXPECT_TRUE(has(rc.text, "s_waitcnt vmcnt(0) lgkmcnt(0)")) << rc.text;
+    const auto rd = run("waitcnt-min", flat, t);
+    EXPECT_TRUE(has(rd.text, "flat_load_dword v4, v[2:3]\n\ts_waitcnt vmcnt(0)")) << rd.text;
   }
 }
 

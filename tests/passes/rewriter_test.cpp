@@ -76,7 +76,10 @@ TEST(Rewriter, RefusesEditsThatChangeTheCfgShape) {
   auto bad_label = r.replace(InstId{5}, {inst("s_cbranch_scc0 .Lnowhere")});
   ASSERT_FALSE(bad_label);
   EXPECT_NE(bad_label.error().message.find(".Lnowhere"), std::string::npos);
-  EXPECT_TRUE(r.replace(InstId{5}, {inst("s_cbranch_scc0 .Lloop")}));  // a branch for a branch
+  EXPECT_FALSE(r.replace(InstId{5}, {inst("s_endpgm")}));               // would make the fall-through dead
+  EXPECT_FALSE(r.replace(InstId{7}, {inst("s_cbranch_scc0 .Lloop")}));  // would fall out of s_endpgm's place
+  EXPECT_FALSE(r.replace(InstId{5}, {inst("s_branch .Lloop")}));         // conditional for unconditional
+  EXPECT_TRUE(r.replace(InstId{5}, {inst("s_cbranch_scc0 .Lloop")}));  // a conditional branch for another
   auto missing = r.erase(InstId{99});
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("no instruction i99"), std::string::npos);
@@ -99,6 +102,15 @@ TEST(Rewriter, InsertAfterAConditionalBranchFallsThroughAndIsAllowed) {
   EXPECT_EQ(l[6], "i8 s_nop 0");
   EXPECT_EQ(l[7], "i9 s_nop 1");
   EXPECT_EQ(l[8], "i6 v_mov_b32_e32 v2, v1");
+}
+
+TEST(Rewriter, NothingMovesIntoOrOutOfCodeNoPathReaches) {
+  Program p = parse("k:\n  v_mov_b32 v1, 0\n  global_store_dword v0, v1, s[0:1]\n  s_endpgm\n  s_nop 0\n");
+  Rewriter r(p);
+  EXPECT_FALSE(r.swap(InstId{0}, InstId{3}));        // the padding after s_endpgm
+  EXPECT_FALSE(r.move_before(InstId{0}, InstId{3}));
+  EXPECT_FALSE(r.insert_before(InstId{3}, {inst("v_mov_b32 v2, 0")}));
+  EXPECT_TRUE(r.log().empty());
 }
 
 TEST(Rewriter, MoveSwapAndSetWaitcnt) {

@@ -107,12 +107,13 @@ struct Checker {
     }
     const std::string s = j.get<std::string>();
     std::uint64_t v = 0;
-    bool good = s.size() > 1 && s.size() < 11 && s[0] == 'i';
+    // Ids are what the parser reads from `; i<N>` comments: below 2^31 (ir/line_parser.hpp).
+    bool good = s.size() > 1 && s.size() <= 11 && s[0] == 'i';
     for (std::size_t k = 1; good && k < s.size(); ++k) {
       good = s[k] >= '0' && s[k] <= '9';
-      v = v * 10 + static_cast<unsigned>(s[k] - '0');
+      if (good) v = v * 10 + static_cast<unsigned>(s[k] - '0');
     }
-    if (!good || v > 0xffffffffu) {
+    if (!good || v >= 0x80000000u) {
       add(ptr, "expected an instruction id such as \"i42\" (the trailing '; i<N>' of asmevo disasm), found \"" + s + "\"");
       return std::nullopt;
     }
@@ -266,7 +267,14 @@ struct Checker {
     if (res.errors.size() != before) continue;
 
     passes::Edit ed;
-    ed.why = e.contains("why") && e["why"].is_string() ? e["why"].get<std::string>() : std::string("script");
+    ed.why = "script";
+    if (e.contains("why")) {
+      if (!e["why"].is_string()) {
+        ck.add(ptr + "/why", "expected a string saying why, found " + detail::type_name(e["why"]));
+        continue;
+      }
+      ed.why = e["why"].get<std::string>();
+    }
     using O = passes::Edit::Op;
     if (op == "pass") {
       const auto& nj = e["name"];
@@ -310,10 +318,16 @@ struct Checker {
         ed.op = op == "replace" ? O::replace : op == "insert_before" ? O::insert_before : O::insert_after;
         ed.at = *at;
         ed.insts = std::move(*ins);
-        if (kernel)
-          for (std::size_t k = 0; k < ed.insts.size(); ++k)
-            if (auto why = detail::abi_problem(ed.insts[k], *kernel, m.target); !why.empty())
+        // The launch contract of the named kernel, or of every kernel when the script names none (an instruction
+        // may sit in code any of them runs).
+        for (std::size_t k = 0; k < ed.insts.size(); ++k)
+          for (const auto& kern : m.kernels) {
+            if (kernel && &kern != kernel) continue;
+            if (auto why = detail::abi_problem(ed.insts[k], kern, m.target); !why.empty()) {
               ck.add(ptr + "/" + field + "/" + std::to_string(k), why);
+              break;
+            }
+          }
         if (res.errors.size() != before) continue;
       } else if (op == "delete") {
         if (!at) continue;
@@ -352,10 +366,19 @@ struct Checker {
     if (auto r = rw.apply(ed); !r) {
       std::string msg = r.error().message;
       if (!r.error().hint.empty()) msg += " (" + r.error().hint + ")";
-      ck.add(ptr, msg);
+      // Point at the field the refusal is about: the other id of a move or swap, else the edit.
+      std::string where = ptr;
+      const auto about = r.error().loc.inst_id;
+      if (ed.op == O::swap) where += about && *about == ed.other.value ? "/b" : "/a";
+      else if ((ed.op == O::move_before || ed.op == O::move_after) && about && *about == ed.other.value)
+        where += ed.op == O::move_before ? "/before" : "/after";
+      ck.add(where, msg);
     }
   }
-  if (!res.errors.empty()) return res;
+  if (!res.errors.empty()) {
+    res.pass_stats.clear();  // nothing was applied
+    return res;
+  }
   res.log = rw.log();
   res.program = std::move(work);
   return res;

@@ -1,13 +1,16 @@
-// dce: drops side-effect-free ALU instructions whose results no path reads (analysis/liveness.hpp), to a fixed point
+// dce: drops side-effect-free ALU instructions whose results no path reads, to a fixed point
 // (an instruction that only fed dead ones dies too). Idempotent; never adds instructions.
+//
+// Liveness is per lane where it matters (rules.hpp's lane_live_out across blocks): a VGPR write kills an earlier
+// write only when it is a full-width VALU write under the same exec (no exec write between them), since an
+// exec-masked write keeps the old value in the lanes it does not write.
 //
 // Side-effect free: a SALU or VALU instruction (MFMA included) that LLVM does not mark hasSideEffects, that is not a
 // memory operation, branch, call or terminator, and that writes at least one register. Its writes (explicit and
-// implicit: SCC, VCC, EXEC, M0) must all be dead right after it. Liveness is register-granular (a read of any lane
-// keeps the whole register live), so an exec-masked write is removed only when no later instruction reads the
-// register at all.
+// implicit: SCC, VCC, EXEC, M0) must all be dead right after it.
 //
-// Removing an instruction shortens the distance between the ones around it, which can break a hazard's wait states
+// A block that ends in s_setpc_b64 (a return, or a jump to code the program does not show) keeps every register
+// live. Removing an instruction shortens the distance between the ones around it, which can break a hazard's wait states
 // (a dead v_add between an MFMA and its reader may have been the padding). Each round's removals are kept only if the
 // hazard checker finds nothing new; otherwise the round retries one instruction at a time and keeps those that pass.
 #pragma once
@@ -21,6 +24,7 @@
 #include "asmevo/analysis/liveness.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
+#include "asmevo/passes/rules.hpp"
 
 namespace asmevo::passes {
 
@@ -60,17 +64,22 @@ struct Dce {
         auto entries = kernel_entries(g, c);
         if (!entries) return unexpected(std::move(entries).error());
         const auto reach = reachable_blocks(g, *entries);
-        const auto live = analysis::Liveness::compute(p, g);
+        const auto live = detail::lane_live_out(p, g);
         std::vector<unsigned> rd, wr;
         for (std::uint32_t b = 0; b < g.blocks.size(); ++b) {
           if (!reach[b]) continue;
-          analysis::UnitSet now = live.live_out_of_block(b);
           const auto& insts = g.blocks[b].insts;
+          analysis::UnitSet now = live[b];
+          // A return (s_setpc_b64 of a device function) hands every register to code this program does not show.
+          if (!insts.empty() && isa::forms(p.target)[p.items[insts.back()].inst.form].mnemonic.starts_with("s_setpc")) now.set();
+          // Vector registers a full-width VALU write below killed while exec stayed the same: above the next exec
+          // write (walking up) the lanes outside the new exec still carry the old value, so they come back.
+          analysis::UnitSet revive;
           for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
             const Inst& in = p.items[*it].inst;
+            rd.clear(), wr.clear();
+            analysis::detail::unit_rw(in, rd, wr);
             if (detail::side_effect_free(in)) {
-              rd.clear(), wr.clear();
-              analysis::detail::unit_rw(in, rd, wr);
               bool any_live = wr.empty();
               for (const unsigned u : wr) any_live = any_live || u >= analysis::detail::num_units || now.test(u);
               if (!any_live) {
@@ -78,7 +87,26 @@ struct Dce {
                 continue;  // removed: its reads do not keep anything alive
               }
             }
-            analysis::Liveness::step(in, now, nullptr);
+            const bool full_vector_write = isa::forms(in.target)[in.form].has(isa::prop::valu) &&
+                                           !analysis::detail::partial_def(in);
+            bool exec_write = false;
+            for (const unsigned u : wr) {
+              if (u >= analysis::detail::num_units) continue;
+              exec_write = exec_write || u == analysis::detail::unit_exec || u == analysis::detail::unit_exec + 1;
+              if (u < analysis::detail::unit_v0) {
+                now.reset(u);
+              } else if (full_vector_write) {
+                if (now.test(u)) revive.set(u);
+                now.reset(u);
+              }
+            }
+            if (detail::is_call(in)) now.set();
+            for (const unsigned u : rd)
+              if (u < analysis::detail::num_units) now.set(u);
+            if (exec_write) {
+              now |= revive;
+              revive.reset();
+            }
           }
         }
       }

@@ -12,8 +12,10 @@
 // Independence: nothing between the two reads or writes any register either one names, and no memory instruction,
 // s_waitcnt, barrier or branch lies between them; the merged instruction takes the first one's place (and id).
 // Buffer instructions are not merged (their range check applies per access, and one out-of-range half would change
-// what the other half returns). Merging removes one counted memory event: every merge is kept only if the waitcnt and
-// hazard checkers find nothing new, else undone. Idempotent on what it produced; never adds instructions.
+// what the other half returns). Merging removes one counted memory event, so the next wait on that counter in the
+// block must drain it (count 0) or the wave must end first: a non-zero count would retire one operation fewer, which
+// could leave a store a barrier relied on in flight (no register check sees that). Every merge is also kept only if
+// the waitcnt and hazard checkers find nothing new, else undone. Idempotent on what it produced; never adds instructions.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,7 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
+#include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
@@ -174,6 +177,24 @@ namespace detail {
   return true;
 }
 
+/// True if, after position `y` of block `insts`, the first s_waitcnt that waits on counter `c` drains it (count 0),
+/// or the wave ends first. A merge removes one counted event, so a later non-zero count would retire one operation
+/// fewer than before: a store (or LDS access) it fenced for a barrier or a later access could be left in flight,
+/// which no register check sees.
+[[nodiscard]] inline bool drained_next(const Program& p, const std::vector<std::size_t>& insts, std::size_t y, Counter c) {
+  for (std::size_t k = y + 1; k < insts.size(); ++k) {
+    const Inst& in = p.items[insts[k]].inst;
+    const auto m = isa::forms(in.target)[in.form].mnemonic;
+    if (m == "s_endpgm") return true;
+    if (m != "s_waitcnt") continue;
+    const auto w = analysis::waitcnt_detail::facts_of(in, p.target).wait;
+    if (!w) return false;
+    if (w->get(c) == 0) return true;
+    if (w->get(c) < max_count(p.target, c)) return false;
+  }
+  return false;  // the block ends first: the waits that follow are not known here
+}
+
 }  // namespace detail
 
 /// See the file comment.
@@ -209,7 +230,9 @@ struct LoadWiden {
               continue;
             if (tried.count({a.id.value, bb.id.value})) break;
             auto w = detail::widened(a, bb, p.target);
-            if (w && detail::independent_between(p, a, bb, insts[x], insts[y])) pick = {a.id, bb.id}, merged = *w;
+            const Counter ctr = isa::forms(p.target)[a.form].format == isa::Format::DS ? Counter::lgkm : Counter::vm;
+            if (w && detail::independent_between(p, a, bb, insts[x], insts[y]) && detail::drained_next(p, insts, y, ctr))
+              pick = {a.id, bb.id}, merged = *w;
             break;
           }
         }

@@ -20,6 +20,8 @@ template <Pass... Ps>
 struct Pipeline {
   static constexpr std::string_view name = "pipeline";
   static constexpr std::string_view summary = "passes run in order, stopping at the first error";
+  /// Not claimed: a later pass can open work for an earlier one even when each is idempotent.
+  static constexpr bool idempotent = false;
   boost::hana::tuple<Ps...> passes;
 
   /// Runs every pass in order on `r`; on the first error, stops and returns it (the edits made so far stay in the

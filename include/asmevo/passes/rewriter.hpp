@@ -7,7 +7,8 @@
 //    Program::next_id, so replaying the same log on the same original gives the same ids.
 //  - Labels, directives, kernel blocks and metadata are never edited: only instruction items move.
 //  - The CFG keeps its shape: a branch or terminator (s_branch, s_cbranch_*, s_endpgm, s_setpc_b64 ...) is never
-//    inserted, moved, swapped or erased, and may only be replaced by one other branch or terminator; nothing is
+//    inserted, moved, swapped or erased, and may only be replaced by one of the same kind (conditional, fall-through,
+//    terminator: detail::same_control), so only a branch's target label may change; nothing is
 //    inserted or moved between an instruction control never falls out of (s_branch, s_endpgm) and the next label
 //    (code no path reaches); a new branch target must name a label of the program. Code inserted right after a
 //    conditional branch starts its fall-through successor.
@@ -80,6 +81,17 @@ namespace detail {
 /// Control never falls out of it (LLVM isBarrier: s_branch, s_endpgm, s_setpc_b64 ...): code right after it, before
 /// the next label, is unreachable.
 [[nodiscard]] inline bool no_fallthrough(const Inst& in) { return rw_form(in).has(isa::prop::no_fallthrough); }
+
+/// Same control kind: both fall through or neither, both conditional or neither, same branch/terminator/call
+/// flags. Replacing one with the other keeps every block's fall-through edge; only a branch target may change.
+[[nodiscard]] inline bool same_control(const Inst& a, const Inst& b) {
+  using namespace isa::prop;
+  const auto& fa = rw_form(a);
+  const auto& fb = rw_form(b);
+  for (const std::uint64_t bit : {branch, cond_branch, indirect_branch, terminator, isa::prop::no_fallthrough, call, return_})
+    if (fa.has(bit) != fb.has(bit)) return false;
+  return true;
+}
 
 /// The symbolic label operand of a branch, if any.
 [[nodiscard]] inline std::optional<std::string> branch_label(const Inst& in) {
@@ -297,8 +309,9 @@ class Rewriter {
       }
       case O::replace: {
         if (e.insts.empty()) return unexpected(refuse(e, e.at, "a replacement needs at least one instruction", "use delete"));
-        if (cur_ends && (e.insts.size() != 1 || !detail::ends_block(e.insts[0])))
-          return unexpected(refuse(e, e.at, "a branch or terminator can only be replaced by one branch or terminator"));
+        if (cur_ends && (e.insts.size() != 1 || !detail::same_control(cur, e.insts[0])))
+          return unexpected(refuse(e, e.at, "a branch or terminator can only be replaced by one instruction of the same kind",
+                                   "conditional for conditional, unconditional for unconditional, s_endpgm for s_endpgm"));
         const InstId keep = cur.id;
         Item old = p_->items[*at];
         for (std::size_t k = 0; k < e.insts.size(); ++k) {
@@ -335,6 +348,9 @@ class Rewriter {
         if (cur_ends || (e.op == O::swap && detail::ends_block(oth)))
           return unexpected(refuse(e, cur_ends ? e.at : e.other, "a branch or terminator never moves: the CFG would change"));
         if (e.op == O::swap) {
+          if (dead_spot(*at) || dead_spot(*ot))
+            return unexpected(refuse(e, dead_spot(*at) ? e.at : e.other,
+                                     "it lies where no path reaches (after an instruction control never falls out of)"));
           Item a = p_->items[*at], b = p_->items[*ot];
           j.steps.push_back(Step{Step::Kind::changed, *at, a});
           j.steps.push_back(Step{Step::Kind::changed, *ot, b});

@@ -28,7 +28,10 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -83,8 +86,15 @@ struct Cost {
   return c;
 }
 
-/// The order the scheduler picks for the DAG of one region (no barriers inside): node indexes, a permutation.
-[[nodiscard]] inline std::vector<std::uint32_t> list_schedule(const analysis::DepGraph& g, const std::vector<Cost>& cost) {
+/// Whether placing node `cand` right after the nodes `placed` (in that order) keeps the wait-state rules.
+using HazardOk = std::function<bool(const std::vector<std::uint32_t>& placed, std::uint32_t cand)>;
+
+/// The order the scheduler picks for the DAG of one region (no barriers inside): node indexes, a permutation. With
+/// `ok`, a candidate that would be issued too close to a producer (a hazard no other order of the region forces) is
+/// passed over while another available candidate keeps the rules; the clock waits for one that does before it
+/// gives up and takes the best candidate anyway (the kernel-wide check after scheduling is the real guard).
+[[nodiscard]] inline std::vector<std::uint32_t> list_schedule(const analysis::DepGraph& g, const std::vector<Cost>& cost,
+                                                              const HazardOk& ok = {}) {
   const auto n = static_cast<std::uint32_t>(g.nodes.size());
   auto weight = [&](const analysis::DepEdge& e) -> std::uint64_t {
     return e.kind == analysis::DepKind::raw ? cost[e.from].latency : 0;
@@ -106,20 +116,28 @@ struct Cost {
   order.reserve(n);
   auto start = [&](std::uint32_t i) { return std::max(earliest[i], cost[i].pipe ? mfma_free : 0); };
   while (!ready.empty()) {
-    std::optional<std::size_t> best;
-    std::uint64_t soonest = ~std::uint64_t{0};
+    std::optional<std::size_t> best, best_any;
+    std::uint64_t soonest = ~std::uint64_t{0}, soonest_ok = ~std::uint64_t{0};
+    auto better = [&](std::size_t k, const std::optional<std::size_t>& cur) {
+      if (!cur) return true;
+      const std::uint32_t i = ready[k], b = ready[*cur];
+      return std::tuple(cost[i].load, height[i], b) > std::tuple(cost[b].load, height[b], i);
+    };
     for (std::size_t k = 0; k < ready.size(); ++k) {
       const std::uint32_t i = ready[k];
       const std::uint64_t s = start(i);
       soonest = std::min(soonest, s);
+      const bool fits = !ok || ok(order, i);
+      if (fits) soonest_ok = std::min(soonest_ok, s);
       if (s > now) continue;
-      if (!best) {
-        best = k;
-        continue;
-      }
-      const std::uint32_t b = ready[*best];
-      if (std::tuple(cost[i].load, height[i], b) > std::tuple(cost[b].load, height[b], i)) best = k;
+      if (better(k, best_any)) best_any = k;
+      if (fits && better(k, best)) best = k;
     }
+    if (!best && soonest_ok != ~std::uint64_t{0} && soonest_ok > now) {
+      now = soonest_ok;  // wait for a candidate that keeps the rules rather than break one
+      continue;
+    }
+    if (!best) best = best_any;
     if (!best) {
       now = soonest;
       continue;
@@ -136,6 +154,72 @@ struct Cost {
     now += cost[i].issue;
   }
   return order;
+}
+
+/// A HazardOk for one region: the candidate is checked with the hazard checker (analysis/hazard_check.hpp) on a small
+/// program made of the instructions just before the region in its block, the region's instructions placed so far and
+/// the candidate. A finding at the candidate that the region's original order also has (same rule and producer) does
+/// not count: the scheduler need not do better than the code it was given.
+[[nodiscard]] inline HazardOk local_hazards(const Program& p, const analysis::Cfg& g, std::span<const std::size_t> items,
+                                            bool xnack) {
+  constexpr std::size_t look_back = 20;  // more instructions than any wait-state rule spans (at most 19 for a clause)
+  std::vector<Inst> before;
+  if (const auto b = g.block_of[items.front()]; b != analysis::Cfg::none) {
+    const auto& insts = g.blocks[b].insts;
+    const auto at = static_cast<std::size_t>(std::find(insts.begin(), insts.end(), items.front()) - insts.begin());
+    for (std::size_t k = at > look_back ? at - look_back : 0; k < at; ++k) before.push_back(p.items[insts[k]].inst);
+  }
+  std::vector<Inst> region;
+  for (const auto i : items) region.push_back(p.items[i].inst);
+  // `seq` is the tail of the region's order; the instructions before the region precede it only when `seq` starts
+  // at the region's first instruction.
+  auto findings_at = [t = p.target, xnack, before](const std::vector<const Inst*>& seq, InstId at, bool from_start) {
+    Program q;
+    q.target = t;
+    Item l;
+    l.kind = Item::Kind::label;
+    l.name = "k";
+    q.items.push_back(l);
+    for (const Inst& in : before) {
+      if (!from_start) break;
+      Item it;
+      it.kind = Item::Kind::inst;
+      it.inst = in;
+      q.items.push_back(std::move(it));
+    }
+    for (const Inst* in : seq) {
+      Item it;
+      it.kind = Item::Kind::inst;
+      it.inst = *in;
+      q.items.push_back(std::move(it));
+    }
+    const analysis::Cfg qg = analysis::build_cfg(q);
+    std::set<std::pair<std::string, std::uint32_t>> out;
+    for (const auto& f : analysis::check_hazards(q, qg, 0, t, xnack))
+      if (f.at == at) out.emplace(f.rule, f.other ? f.other->value : ~0u);
+    return out;
+  };
+  // What the original order already has, per instruction.
+  auto allowed = std::make_shared<std::map<std::uint32_t, std::set<std::pair<std::string, std::uint32_t>>>>();
+  {
+    for (std::size_t k = 0; k < region.size(); ++k) {
+      std::vector<const Inst*> seq;
+      const std::size_t from = k > look_back ? k - look_back : 0;
+      for (std::size_t j = from; j <= k; ++j) seq.push_back(&region[j]);
+      auto f = findings_at(seq, region[k].id, from == 0);
+      if (!f.empty()) (*allowed)[region[k].id.value] = std::move(f);
+    }
+  }
+  return [region = std::move(region), allowed, findings_at](const std::vector<std::uint32_t>& placed, std::uint32_t cand) {
+    std::vector<const Inst*> seq;
+    const std::size_t from = placed.size() > look_back ? placed.size() - look_back : 0;
+    for (std::size_t k = from; k < placed.size(); ++k) seq.push_back(&region[placed[k]]);
+    seq.push_back(&region[cand]);
+    const auto it = allowed->find(region[cand].id.value);
+    for (const auto& f : findings_at(seq, region[cand].id, from == 0))
+      if (it == allowed->end() || !it->second.count(f)) return false;
+    return true;
+  };
 }
 
 /// Positions (into `seq`) of a longest strictly increasing subsequence of `seq`; the first such in a deterministic
@@ -246,7 +330,7 @@ struct Schedule {
           const analysis::DepGraph dg = analysis::build_dependences(p, items);
           std::vector<sd::Cost> cost;
           for (const std::size_t i : items) cost.push_back(sd::cost_of(p.items[i].inst, p.target));
-          const auto order = sd::list_schedule(dg, cost);
+          const auto order = sd::list_schedule(dg, cost, sd::local_hazards(p, g, items, c.xnack));
           sd::Region reg;
           for (const std::size_t i : items) reg.now.push_back(p.items[i].inst.id);
           for (const auto o : order) reg.want.push_back(dg.nodes[o].id);

@@ -10,8 +10,12 @@
 //    completes in order, MI300 ISA (CDNA3) §4.4), and the lgkmcnt/expcnt count is kept as written (those may complete
 //    out of order, so a count is only trusted as written). Gives up: a vmcnt wait after a store to a buffer no later
 //    instruction reads stays as strong as the store needs.
-//  - A wait followed by s_barrier in its block (before any other memory instruction) is kept as written: across the
-//    barrier other waves may read what this wave wrote, or overwrite what it still reads (LDS WAR).
+//  - A wait followed, on some path and before any memory instruction, by s_barrier or a cache invalidate/write-back
+//    (buffer_inv, buffer_wbinvl1, buffer_wbl2, s_dcache_*) is kept as written: across the barrier other waves may
+//    read what this wave wrote or overwrite what it still reads (LDS WAR), and an acquire's invalidate must follow
+//    the load it orders (LLVM SIMemoryLegalizer). Other waits and ALU code in between are looked through.
+//  - While a FLAT instruction is in the code, vmcnt may retire out of order, so a vmcnt fence is trusted only as
+//    written (as lgkmcnt always is).
 // Everything else is the checker's call: a count is accepted only if the kernel's waitcnt findings do not grow.
 #pragma once
 
@@ -51,6 +55,14 @@ using FindingKey = std::tuple<std::string, std::uint32_t, std::uint32_t>;
   return s;
 }
 
+/// True if the kernel code holds a FLAT instruction (flat_*: it may go to LDS or memory, so vmcnt may then retire
+/// out of order; analysis/waitcnt_check.hpp, LLVM WaitcntBrackets::hasPendingFlat).
+[[nodiscard]] inline bool has_flat(const Program& p) {
+  for (const auto& it : p.items)
+    if (it.kind == Item::Kind::inst && isa::forms(it.inst.target)[it.inst.form].format == isa::Format::FLAT) return true;
+  return false;
+}
+
 /// Per Program item (an s_waitcnt) and counter: the events counted after the newest pending operation without a
 /// register result, minimum over the paths reaching it; 0xff when none is pending. See the file comment.
 [[nodiscard]] inline std::vector<std::array<std::uint8_t, 3>> fence_distances(const Program& p, const analysis::Cfg& g,
@@ -62,6 +74,7 @@ using FindingKey = std::tuple<std::string, std::uint32_t, std::uint32_t>;
   std::vector<State> in(g.blocks.size(), State{none8, none8, none8});
   std::vector<std::uint8_t> seen(g.blocks.size(), 0);
   std::vector<InstFacts> facts(p.items.size());
+  const bool flat = has_flat(p);
   for (std::size_t i = 0; i < p.items.size(); ++i)
     if (p.items[i].kind == Item::Kind::inst) facts[i] = facts_of(p.items[i].inst, p.target);
   auto meet = [](State& a, const State& b) {
@@ -82,8 +95,8 @@ using FindingKey = std::tuple<std::string, std::uint32_t, std::uint32_t>;
       if (x.wait) {
         for (int c = 0; c < 3; ++c) {
           const unsigned n = x.wait->get(static_cast<Counter>(c));
-          // Retired only when the count proves it: in order for vmcnt, or a count of 0 on any counter.
-          if (s[c] != none8 && s[c] >= n && (n == 0 || c == ci(Counter::vm))) s[c] = none8;
+          // Retired only when the count proves it: a count of 0, or vmcnt in order (no FLAT in the code).
+          if (s[c] != none8 && s[c] >= n && (n == 0 || (c == ci(Counter::vm) && !flat))) s[c] = none8;
         }
         continue;
       }
@@ -105,16 +118,40 @@ using FindingKey = std::tuple<std::string, std::uint32_t, std::uint32_t>;
   return at;
 }
 
-/// True if the wait at `item` is followed by s_barrier in its block before any memory instruction.
-[[nodiscard]] inline bool guards_barrier(const Program& p, const analysis::Cfg& g, std::size_t item) {
-  const auto b = g.block_of[item];
-  if (b == analysis::Cfg::none) return false;
-  const auto& insts = g.blocks[b].insts;
-  for (auto it = std::find(insts.begin(), insts.end(), item) + 1; it != insts.end(); ++it) {
-    const Inst& in = p.items[*it].inst;
-    const auto& f = isa::forms(in.target)[in.form];
-    if (f.mnemonic == "s_barrier") return true;
-    if (f.has(isa::prop::vm_cnt) || f.has(isa::prop::lgkm_cnt) || f.mnemonic == "s_waitcnt") return false;
+/// True if `in` synchronises with other waves or the caches: s_barrier, or a cache invalidate/write-back (buffer_inv,
+/// buffer_wbinvl1*, buffer_wbl2, buffer_gl*_inv, s_dcache_*). A wait before one of them orders memory the register
+/// checker cannot see (LLVM's SIMemoryLegalizer puts `s_waitcnt vmcnt(0)` before the invalidate of an acquire).
+[[nodiscard]] inline bool is_sync(std::string_view m) {
+  return m == "s_barrier" || m.starts_with("buffer_inv") || m.starts_with("buffer_wbinvl1") || m.starts_with("buffer_wbl2") ||
+         m.starts_with("buffer_gl") || m.starts_with("s_dcache_");
+}
+
+/// True if, on some path from the wait at `item`, a synchronising instruction (is_sync) comes before any memory
+/// instruction. Other waits and ALU instructions are looked through; the walk follows the CFG across blocks.
+[[nodiscard]] inline bool guards_sync(const Program& p, const analysis::Cfg& g, std::size_t item) {
+  const auto b0 = g.block_of[item];
+  if (b0 == analysis::Cfg::none) return false;
+  std::vector<std::uint8_t> seen(g.blocks.size(), 0);
+  // (block, first position to look at)
+  std::vector<std::pair<std::uint32_t, std::size_t>> work;
+  {
+    const auto& insts = g.blocks[b0].insts;
+    work.emplace_back(b0, static_cast<std::size_t>(std::find(insts.begin(), insts.end(), item) - insts.begin()) + 1);
+  }
+  while (!work.empty()) {
+    const auto [b, from] = work.back();
+    work.pop_back();
+    const auto& insts = g.blocks[b].insts;
+    bool stopped = false;
+    for (std::size_t k = from; k < insts.size() && !stopped; ++k) {
+      const Inst& in = p.items[insts[k]].inst;
+      const auto& f = isa::forms(in.target)[in.form];
+      if (is_sync(f.mnemonic)) return true;
+      if (f.has(isa::prop::vm_cnt) || f.has(isa::prop::lgkm_cnt) || f.has(isa::prop::exp_cnt)) stopped = true;
+    }
+    if (stopped) continue;
+    for (const auto s : g.succ[b])
+      if (!seen[s]) seen[s] = 1, work.emplace_back(s, 0);
   }
   return false;
 }
@@ -152,11 +189,12 @@ struct WaitcntMin {
       const auto live = reachable_blocks(g, *entries);
       const auto base = detail::waitcnt_keys(p, g, *entries);
       const auto fence = detail::fence_distances(p, g, *entries);
+      const bool flat = detail::has_flat(p);
       // set_waitcnt changes items in place, so `g` stays valid through this loop.
       for (std::size_t i = 0; i < p.items.size(); ++i) {
         if (p.items[i].kind != Item::Kind::inst || !detail::is_waitcnt(p.items[i].inst)) continue;
         if (g.block_of[i] == analysis::Cfg::none || !live[g.block_of[i]]) continue;
-        if (detail::guards_barrier(p, g, i)) continue;
+        if (detail::guards_sync(p, g, i)) continue;
         const auto x = analysis::waitcnt_detail::facts_of(p.items[i].inst, t);
         if (!x.wait) continue;
         const Waitcnt orig = *x.wait;
@@ -166,7 +204,9 @@ struct WaitcntMin {
           const auto ck = static_cast<unsigned>(k);
           const unsigned o = orig.get(k), top = max_count(t, k);
           unsigned hi = top;  // the weakest count memory order allows
-          if (fence[i][ck] != 0xff && o <= fence[i][ck]) hi = k == Counter::vm ? fence[i][ck] : o;
+          // In order, the pending fence stays retired by any count up to its distance; out of order (lgkmcnt,
+          // expcnt, or vmcnt while a FLAT access may be pending) only the count as written is trusted.
+          if (fence[i][ck] != 0xff && o <= fence[i][ck]) hi = k == Counter::vm && !flat ? fence[i][ck] : o;
           hi = std::max(hi, o);
           if (hi == o) continue;
           auto ok = [&](unsigned n) -> Expected<bool> {
