@@ -390,9 +390,10 @@ TEST_P(ScheduleTargets, ChecksStayCleanIdempotentAndUndoable) {
   EXPECT_EQ(print_program(p), original);
 }
 
-TEST_P(ScheduleTargets, ARegionWhoseScheduleAddsAHazardIsLeftAlone) {
+TEST_P(ScheduleTargets, ALoadIsNotHoistedIntoAHazard) {
   // Hoisting the buffer load right behind the v_readfirstlane that writes its soffset would break the "VALU writes
-  // SGPR, VMEM reads it: 5 wait states" rule (hazard row valu_sgpr_vmem); the region is undone.
+  // SGPR, VMEM reads it: 5 wait states" rule (hazard row valu_sgpr_vmem). The scheduler checks each candidate
+  // against the instructions placed before it, so it issues the five adds first: the order stays as it was.
   Program p = parse(
       "k:\n"
       "  v_readfirstlane_b32 s10, v1\n"
@@ -409,11 +410,9 @@ TEST_P(ScheduleTargets, ARegionWhoseScheduleAddsAHazardIsLeftAlone) {
   ASSERT_TRUE(findings(p).empty());
   Rewriter r(p);
   const auto st = run(r);
+  EXPECT_TRUE(findings(p).empty());
   EXPECT_EQ(print_program(p), original);
   EXPECT_EQ(st.edits, 0u);
-  const bool said = std::any_of(st.notes.begin(), st.notes.end(),
-                                [](const std::string& n) { return n.find("valu_sgpr_vmem") != std::string::npos; });
-  EXPECT_TRUE(said) << (st.notes.empty() ? "" : st.notes.front());
 }
 
 TEST(Schedule, WindowArgument) {
