@@ -217,14 +217,19 @@ struct WaitcntMin {
             r.undo(1);
             return good;
           };
-          // Findings grow monotonically as a count rises, so binary search for the largest good count.
-          auto top_ok = ok(hi);
+          // Findings grow monotonically as a count rises, so search for the largest good count: one step first
+          // (most waits in compiled code are already tight, and this settles them with one check), then the top,
+          // then a binary search between.
+          auto step_ok = ok(o + 1);
+          if (!step_ok) return unexpected(std::move(step_ok).error());
+          if (!*step_ok) continue;
+          auto top_ok = hi == o + 1 ? step_ok : ok(hi);
           if (!top_ok) return unexpected(std::move(top_ok).error());
-          unsigned best = o;
+          unsigned best = o + 1;
           if (*top_ok) {
             best = hi;
           } else {
-            unsigned lo = o, up = hi;  // lo good, up bad
+            unsigned lo = o + 1, up = hi;  // lo good, up bad
             while (up - lo > 1) {
               const unsigned mid = lo + (up - lo) / 2;
               auto m = ok(mid);
