@@ -415,6 +415,25 @@ TEST_P(ScheduleTargets, ALoadIsNotHoistedIntoAHazard) {
   EXPECT_EQ(st.edits, 0u);
 }
 
+TEST(Schedule, HotWindowArguments) {
+  // Only the instructions from `from` through `to` are scheduled: a window without the load moves nothing, one
+  // with the load and the ALU above it hoists the load; an id that is not in the program is an error.
+  Program p = parse(kFarUse);
+  Rewriter r(p);
+  PassContext c;
+  c.args["from"] = "i0";
+  c.args["to"] = "i3";
+  EXPECT_EQ(run(r, c).edits, 0u);
+  c.args["from"] = "i2";
+  c.args["to"] = "4";
+  EXPECT_EQ(run(r, c).edits, 1u);
+  EXPECT_NE(print_program(p).find("v_mul_lo_u32 v4, v1, v1 ; i1\n\tglobal_load_dword"), std::string::npos) << print_program(p);
+  c.args["to"] = "i99";
+  auto bad = run_pass(Schedule{}, r, c);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("argument 'to'"), std::string::npos);
+}
+
 TEST(Schedule, WindowArgument) {
   Program p = parse(kFarUse);
   Rewriter r(p);

@@ -4,6 +4,8 @@
 // Regions: the maximal runs of a reachable block's instructions that hold no barrier (dependence.hpp's
 // barrier_reason: s_waitcnt, s_nop, s_barrier, branches ...) and no directive line between two of them, cut into
 // pieces of at most `window` instructions (argument `window`, default 256). Instructions only move within their region.
+// Arguments `from` and `to` (instruction ids, `i12` or `12`) restrict the pass to a hot window: only instructions
+// from `from` through `to` in program order are scheduled (the cost model's hot windows name such ranges).
 //
 // Within a region the scheduler issues one instruction per step at a modelled cycle. A node is ready when its
 // predecessors are issued, and available when its operands are (predecessor issue + its result latency on RAW edges)
@@ -338,10 +340,30 @@ struct Schedule {
         }
         run.clear();
       };
+      // The hot window, as item indexes (the whole program when not given).
+      std::size_t lo = 0, hi = p.items.size();
+      for (const char* key : {"from", "to"}) {
+        const auto a = c.args.find(key);
+        if (a == c.args.end()) continue;
+        std::string v = a->second;
+        if (!v.empty() && v[0] == 'i') v.erase(0, 1);
+        std::uint64_t n = 0;
+        bool good = !v.empty() && v.size() <= 10;
+        for (const char ch : v) good = good && ch >= '0' && ch <= '9', n = good ? n * 10 + static_cast<unsigned>(ch - '0') : n;
+        const auto at = good && n < 0x80000000u ? r.index_of(InstId{static_cast<std::uint32_t>(n)}) : -1;
+        if (at < 0)
+          return fail(DiagCode::usage, std::string("argument '") + key + "': '" + a->second +
+                                           "' is not the id of an instruction of the program (i<N>)");
+        (std::string_view(key) == "from" ? lo : hi) = static_cast<std::size_t>(at) + (std::string_view(key) == "to" ? 1 : 0);
+      }
       for (std::uint32_t b = 0; b < g.blocks.size(); ++b) {
         if (!live[b]) continue;
         std::size_t prev = 0;
         for (const std::size_t i : g.blocks[b].insts) {
+          if (i < lo || i >= hi) {
+            flush();
+            continue;
+          }
           // A directive between two instructions (.p2align, .byte ...) pins both sides: it may lay out code or data.
           bool fenced = false;
           for (std::size_t k = prev + 1; !run.empty() && k < i; ++k)
