@@ -80,7 +80,7 @@ PassStats run(Rewriter& r, PassContext c = {}) {
 std::set<std::tuple<std::string, std::uint32_t, std::uint32_t>> findings(const Program& p, bool xnack = true) {
   const analysis::Cfg g = analysis::build_cfg(p);
   std::set<std::tuple<std::string, std::uint32_t, std::uint32_t>> s;
-  auto e = kernel_entries(g, PassContext{});
+  auto e = kernel_entries(p, g, PassContext{});
   if (!e) return s;
   for (const auto b : *e) {
     for (const auto& f : analysis::check_waitcnt(p, g, b, p.target)) s.emplace(f.rule, f.at.value, f.other ? f.other->value : ~0u);

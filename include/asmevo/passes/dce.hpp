@@ -61,7 +61,7 @@ struct Dce {
       std::vector<InstId> dead;
       {
         const analysis::Cfg g = analysis::build_cfg(p);
-        auto entries = kernel_entries(g, c);
+        auto entries = kernel_entries(p, g, c);
         if (!entries) return unexpected(std::move(entries).error());
         const auto reach = reachable_blocks(g, *entries);
         const auto live = detail::lane_live_out(p, g);

@@ -212,7 +212,7 @@ struct LoadWiden {
     for (bool progress = true; progress;) {
       progress = false;
       const analysis::Cfg g = analysis::build_cfg(p);
-      auto entries = kernel_entries(g, c);
+      auto entries = kernel_entries(p, g, c);
       if (!entries) return unexpected(std::move(entries).error());
       const auto reach = reachable_blocks(g, *entries);
       std::optional<std::pair<InstId, InstId>> pick;
@@ -245,7 +245,7 @@ struct LoadWiden {
       if (auto e = r.replace(pick->first, {*merged}, "load-widen"); !e) return unexpected(std::move(e).error());
       if (auto e = r.erase(pick->second, "load-widen"); !e) return unexpected(std::move(e).error());
       const analysis::Cfg g2 = analysis::build_cfg(p);
-      auto e2 = kernel_entries(g2, c);
+      auto e2 = kernel_entries(p, g2, c);
       if (!e2) return unexpected(std::move(e2).error());
       if (!detail::no_new(wait0, detail::waitcnt_keys(p, g2, *e2)) || !detail::no_new(haz0, detail::hazard_keys(p, c))) {
         r.undo(r.log().size() - mark);

@@ -29,7 +29,7 @@ namespace detail {
 
 [[nodiscard]] inline std::set<FindingKey> hazard_keys(const Program& p, const PassContext& c, bool errors_only = false) {
   const analysis::Cfg g = analysis::build_cfg(p);
-  auto entries = kernel_entries(g, c);
+  auto entries = kernel_entries(p, g, c);
   std::set<FindingKey> s;
   if (!entries) return s;
   for (const auto e : *entries)
@@ -61,7 +61,7 @@ struct NopMin {
     std::vector<InstId> nops;
     {
       const analysis::Cfg g = analysis::build_cfg(p);
-      auto entries = kernel_entries(g, c);
+      auto entries = kernel_entries(p, g, c);
       if (!entries) return unexpected(std::move(entries).error());
       const auto live = reachable_blocks(g, *entries);
       for (std::size_t i = 0; i < p.items.size(); ++i)

@@ -78,20 +78,46 @@ template <Pass P>
   return s;
 }
 
-/// The entry blocks of the kernels a pass transforms (PassContext::kernels, or the unreached labelled blocks).
-/// A kernel whose label starts no block is an error naming it.
-[[nodiscard]] inline Expected<std::vector<std::uint32_t>> kernel_entries(const analysis::Cfg& g, const PassContext& c) {
+namespace detail {
+
+/// The block execution really starts at for the kernel entered at block `b`: past a kernarg-preload compatibility
+/// prologue (s_load*s, s_waitcnt, `s_branch L`, `.p2align 8`, `L:`; codeobject/recover_code.hpp), which firmware
+/// that preloads kernel arguments skips by starting at entry + 256 (AMDGPUUsage "Preloaded Kernel Arguments"), as
+/// the emulator does by default. Passes leave the prologue alone: its 256 bytes are a fixed layout, and no run the
+/// verifier makes executes it, so it could not check a change there.
+[[nodiscard]] inline std::uint32_t past_preload_prologue(const Program& p, const analysis::Cfg& g, std::uint32_t b) {
+  const Block& blk = g.blocks[b];
+  if (blk.insts.empty() || !blk.target || blk.falls_through) return b;
+  for (std::size_t i = blk.insts.back() + 1; i < p.items.size(); ++i) {
+    const Item& it = p.items[i];
+    if (it.kind == Item::Kind::directive && it.name == ".p2align") continue;
+    if (it.kind == Item::Kind::label && it.name == *blk.target && i > 0 && p.items[i - 1].kind == Item::Kind::directive &&
+        p.items[i - 1].name == ".p2align")
+      if (const auto t = g.block_named(it.name)) return *t;
+    if (it.kind != Item::Kind::blank && it.kind != Item::Kind::comment) break;
+  }
+  return b;
+}
+
+}  // namespace detail
+
+/// The entry blocks of the kernels a pass transforms (PassContext::kernels, or the unreached labelled blocks), each
+/// past a kernarg-preload prologue (detail::past_preload_prologue). A kernel whose label starts no block is an error
+/// naming it.
+[[nodiscard]] inline Expected<std::vector<std::uint32_t>> kernel_entries(const Program& p, const analysis::Cfg& g,
+                                                                         const PassContext& c) {
   std::vector<std::uint32_t> out;
   if (!c.kernels.empty()) {
     for (const auto& k : c.kernels) {
       const auto b = g.block_named(k);
       if (!b) return fail(DiagCode::usage, "kernel '" + k + "': no label of that name starts a block of the program");
-      out.push_back(*b);
+      out.push_back(detail::past_preload_prologue(p, g, *b));
     }
     return out;
   }
   for (std::uint32_t b = 0; b < g.blocks.size(); ++b)
-    if (!g.blocks[b].labels.empty() && g.pred[b].empty() && !g.blocks[b].insts.empty()) out.push_back(b);
+    if (!g.blocks[b].labels.empty() && g.pred[b].empty() && !g.blocks[b].insts.empty())
+      out.push_back(detail::past_preload_prologue(p, g, b));
   if (out.empty() && !g.blocks.empty()) out.push_back(0);
   return out;
 }

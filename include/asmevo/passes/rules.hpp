@@ -553,7 +553,7 @@ inline Expected<void> apply_match(Rewriter& r, const Rule& rule, Found& fd) {
   for (std::size_t i = 0; i < p.items.size(); ++i)
     if (p.items[i].kind == Item::Kind::inst && p.items[i].inst.id == first) at = static_cast<std::ptrdiff_t>(i);
   if (at < 0) return "no instruction i" + std::to_string(first.value);
-  const auto entries = kernel_entries(g, c);
+  const auto entries = kernel_entries(p, g, c);
   if (!entries) return entries.error().message;
   const auto reach = reachable_blocks(g, *entries);
   const std::uint32_t b = g.block_of[static_cast<std::size_t>(at)];
@@ -577,7 +577,7 @@ inline Expected<void> apply_match(Rewriter& r, const Rule& rule, Found& fd) {
   for (bool changed = true; changed;) {
     changed = false;
     const auto g = analysis::build_cfg(p);
-    auto entries = kernel_entries(g, c);
+    auto entries = kernel_entries(p, g, c);
     if (!entries) return unexpected(std::move(entries).error());
     const auto reach = reachable_blocks(g, *entries);
     const auto live = detail::lane_live_out(p, g);

@@ -4,6 +4,7 @@
 // Regions: the maximal runs of a reachable block's instructions that hold no barrier (dependence.hpp's
 // barrier_reason: s_waitcnt, s_nop, s_barrier, branches ...) and no directive line between two of them, cut into
 // pieces of at most `window` instructions (argument `window`, default 256). Instructions only move within their region.
+// The first instruction of a block a branch targets never moves (the verifier matches branch targets by it).
 // Arguments `from` and `to` (instruction ids, `i12` or `12`) restrict the pass to a hot window: only instructions
 // from `from` through `to` in program order are scheduled (the cost model's hot windows name such ranges).
 //
@@ -319,7 +320,7 @@ struct Schedule {
     std::vector<sd::Region> regions;
     {
       const analysis::Cfg g = analysis::build_cfg(p);
-      auto e = kernel_entries(g, c);
+      auto e = kernel_entries(p, g, c);
       if (!e) return unexpected(std::move(e).error());
       entries = std::move(*e);
       const auto live = reachable_blocks(g, entries);
@@ -356,11 +357,19 @@ struct Schedule {
                                            "' is not the id of an instruction of the program (i<N>)");
         (std::string_view(key) == "from" ? lo : hi) = static_cast<std::size_t>(at) + (std::string_view(key) == "to" ? 1 : 0);
       }
+      // Blocks some branch names as its target.
+      std::vector<std::uint8_t> targeted(g.blocks.size(), 0);
+      for (const auto& blk : g.blocks)
+        if (blk.target)
+          if (const auto t = g.block_named(*blk.target)) targeted[*t] = 1;
       for (std::uint32_t b = 0; b < g.blocks.size(); ++b) {
         if (!live[b]) continue;
         std::size_t prev = 0;
         for (const std::size_t i : g.blocks[b].insts) {
-          if (i < lo || i >= hi) {
+          // The first instruction of a block a branch targets stays first: a branch names its target by the instruction
+          // there, and the verifier compares K1's branches with K0's that way (a branch whose target starts with a
+          // different instruction counts as changed, which only runs that take it can check).
+          if (i < lo || i >= hi || (i == g.blocks[b].insts.front() && targeted[b])) {
             flush();
             continue;
           }

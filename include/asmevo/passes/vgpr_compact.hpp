@@ -64,7 +64,7 @@ struct VgprCompact {
     st.shrinks_resources = true;
     Program& p = r.program();
     const analysis::Cfg g = analysis::build_cfg(p);
-    auto entries = kernel_entries(g, c);
+    auto entries = kernel_entries(p, g, c);
     if (!entries) return unexpected(std::move(entries).error());
     // Which kernels reach each block: a block two kernels reach cannot be renumbered for one of them.
     std::vector<std::uint32_t> reach_count(g.blocks.size(), 0);

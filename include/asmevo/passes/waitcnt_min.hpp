@@ -184,7 +184,7 @@ struct WaitcntMin {
     bool changed = false;
     {
       const analysis::Cfg g = analysis::build_cfg(p);
-      auto entries = kernel_entries(g, c);
+      auto entries = kernel_entries(p, g, c);
       if (!entries) return unexpected(std::move(entries).error());
       const auto live = reachable_blocks(g, *entries);
       const auto base = detail::waitcnt_keys(p, g, *entries);
@@ -249,7 +249,7 @@ struct WaitcntMin {
     // Drop waits that wait for nothing, or for nothing outstanding on any path (they retire nothing, so removing them
     // changes no state the checker or the hardware sees).
     const analysis::Cfg g = analysis::build_cfg(p);
-    auto entries = kernel_entries(g, c);
+    auto entries = kernel_entries(p, g, c);
     if (!entries) return unexpected(std::move(entries).error());
     std::vector<analysis::WaitcntAnalysis> an;
     for (const auto e : *entries) an.push_back(analysis::analyze_waitcnt(p, g, e, t));
