@@ -93,6 +93,29 @@ TEST(EmuScoreboard, LgkmcntAboveZeroGuaranteesNoScalarLoad) {
   }
 }
 
+// vmcnt counts at most 63 operations (the S_WAITCNT field): a load with 63 more VMEM loads issued after it has
+// completed, with no s_waitcnt at all (LLVM's code relies on it), and one with 62 after it has not. The same holds
+// for LDS loads and lgkmcnt's 15.
+TEST(EmuScoreboard, CountersSaturateAtTheirFieldWidth) {
+  auto text = [](int loads, bool lds) {
+    std::string t = lds ? "\tv_mov_b32 v0, 0\n\tds_read_b32 v1, v0\n" : "\tv_mov_b32 v0, 0\n\tglobal_load_dword v1, v0, s[0:1]\n";
+    for (int k = 0; k < loads; ++k)
+      t += lds ? "\tds_read_b32 v2, v0 offset:4\n" : "\tglobal_load_dword v2, v0, s[0:1] offset:4\n";
+    return t + "\tv_mov_b32 v3, v1";
+  };
+  for (const bool lds : {false, true}) {
+    const int cap = lds ? 15 : 63;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      auto ok = smem_snippet(text(cap, lds), seed);
+      ASSERT_TRUE(ok);
+      EXPECT_EQ(ok->run().kind, Stop::Kind::none) << (lds ? "lds" : "vmem") << " seed " << seed;
+      auto early = smem_snippet(text(cap - 1, lds), seed);
+      ASSERT_TRUE(early);
+      EXPECT_EQ(early->run().kind, Stop::Kind::waitcnt) << (lds ? "lds" : "vmem") << " seed " << seed;
+    }
+  }
+}
+
 // s_movrels reads an SGPR chosen at run time (base + m0): it is checked against outstanding loads like any operand.
 TEST(EmuScoreboard, MovrelsChecksTheRegisterItReads) {
   auto s = smem_snippet("\ts_mov_b32 m0, 2\n\ts_load_dword s6, s[0:1], 0x0\n\ts_movrels_b32 s7, s4", 1);
