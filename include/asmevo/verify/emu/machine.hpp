@@ -187,8 +187,24 @@ inline void set_bit(std::uint64_t* bits, unsigned i, bool on) noexcept {
 
 // ---- outstanding memory operations --------------------------------------------------------------------------
 
+namespace detail {
+inline void complete_one(Wave& w, bool lgkm);
+}  // namespace detail
+
 /// A fresh MemOp for `op`; fill it, then call `issue`.
+///
+/// A counter never holds more operations than its s_waitcnt field counts (vmcnt 63, lgkmcnt 15 on gfx90a/gfx942/
+/// gfx950: the MI200/MI300 ISA S_WAITCNT field widths): the instruction that would overflow it waits at issue until
+/// one completes, as analysis/waitcnt_check.hpp models it. LLVM's code relies on it (Triton's gemm_a8w8_blockscale_fp8
+/// reads a global_load_ubyte result 98 loads later with no vmcnt wait), so without it a run could stop on a read the
+/// hardware makes safe, depending only on where s_waitcnt instructions happen to be. The completion happens before
+/// the new op takes its sequence number, so the timing hooks still find it as the newest (timing.hpp issued_memop).
 [[nodiscard]] inline MemOp& begin_memop(Wave& w, const Op& op, MemOp::Counter c, bool out_of_order = false) {
+  constexpr unsigned vm_max = 63, lgkm_max = 15;
+  for (std::uint32_t n = w.vm_count; c != MemOp::Counter::lgkm && n >= vm_max && (detail::complete_one(w, false), w.vm_count < n);)
+    n = w.vm_count;
+  for (std::uint32_t n = w.lgkm_count; c != MemOp::Counter::vm && n >= lgkm_max && (detail::complete_one(w, true), w.lgkm_count < n);)
+    n = w.lgkm_count;
   std::unique_ptr<MemOp> m;
   if (!w.free_ops.empty()) {
     m = std::move(w.free_ops.back());
@@ -247,10 +263,6 @@ inline void finish(Wave& w, std::size_t qi) {
 }
 }  // namespace detail
 
-namespace detail {
-inline void complete_one(Wave& w, bool lgkm);
-}  // namespace detail
-
 /// Makes the op most recently begun outstanding (or completes it now in eager mode).
 inline void issue(Wave& w) {
   MemOp& m = *w.queue.back();
@@ -263,18 +275,7 @@ inline void issue(Wave& w) {
   }
   // vpending_by/spending_by hold the low 32 bits of the op's sequence number (InstId is a 32-bit value).
   detail::mark_dst(w, m.dst, static_cast<std::uint32_t>(m.seq));
-  if (w.machine->options.completion == Completion::eager) {
-    detail::finish(w, w.queue.size() - 1);
-    return;
-  }
-  // A counter never holds more operations than its s_waitcnt field counts (vmcnt 63, lgkmcnt 15 on gfx90a/gfx942/
-  // gfx950: the MI200/MI300 ISA S_WAITCNT field widths): the instruction that would overflow it waits at issue until
-  // one completes, as analysis/waitcnt_check.hpp models it. LLVM's code relies on it (Triton's
-  // gemm_a8w8_blockscale_fp8 reads a global_load_ubyte result 98 loads later with no vmcnt wait), so without this a
-  // run could stop on a read the hardware makes safe, depending only on where s_waitcnt instructions happen to be.
-  constexpr unsigned vm_max = 63, lgkm_max = 15;
-  while (w.vm_count > vm_max) detail::complete_one(w, false);
-  while (w.lgkm_count > lgkm_max) detail::complete_one(w, true);
+  if (w.machine->options.completion == Completion::eager) detail::finish(w, w.queue.size() - 1);
 }
 
 namespace detail {
