@@ -90,9 +90,11 @@ namespace detail {
   if (blk.insts.empty() || !blk.target || blk.falls_through) return b;
   for (std::size_t i = blk.insts.back() + 1; i < p.items.size(); ++i) {
     const Item& it = p.items[i];
-    if (it.kind == Item::Kind::directive && it.name == ".p2align") continue;
-    if (it.kind == Item::Kind::label && it.name == *blk.target && i > 0 && p.items[i - 1].kind == Item::Kind::directive &&
-        p.items[i - 1].name == ".p2align")
+    // Exactly the layout recovery writes: `.p2align 8` (256 bytes) directly before the label (verify/mutate.hpp
+    // kernel_scope recognises the same).
+    const auto align8 = [](const Item& d) { return d.kind == Item::Kind::directive && d.name == ".p2align" && d.text.rfind("8", 0) == 0; };
+    if (align8(it)) continue;
+    if (it.kind == Item::Kind::label && it.name == *blk.target && i > 0 && align8(p.items[i - 1]))
       if (const auto t = g.block_named(it.name)) return *t;
     if (it.kind != Item::Kind::blank && it.kind != Item::Kind::comment) break;
   }
