@@ -126,6 +126,13 @@ TEST(EditScript, TextThatIsNotJsonNamesTheLineAndColumn) {
   EXPECT_EQ(pointers(no_edits), (std::vector<std::string>{"/kernel", "/edits"})) << messages(no_edits);
 }
 
+TEST(EditScript, ABadPassArgumentIsPointedAt) {
+  const auto m = module_of(kProgram);
+  const auto r = apply_edit_script_text(m, R"({"edits": [{"op": "pass", "name": "schedule", "args": {"window": 0}}]})");
+  EXPECT_EQ(pointers(r), std::vector<std::string>{"/edits/0/args/window"}) << messages(r);
+  EXPECT_TRUE(r.pass_stats.empty());
+}
+
 TEST(EditScript, AnEditThatRefersToAnErasedIdFailsAtThatEdit) {
   const auto m = module_of(kProgram);
   const auto r = apply_edit_script_text(m, R"({"edits": [{"op": "delete", "at": "i3"}, {"op": "delete", "at": "i3"}]})");

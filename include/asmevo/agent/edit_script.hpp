@@ -300,7 +300,15 @@ struct Checker {
         if (bad) continue;
       }
       auto st = pass->run(rw, pc);
-      if (!st) ck.add(ptr, "pass \"" + std::string(pass->name) + "\" failed: " + st.error().message);
+      if (!st) {
+        // A pass names a bad argument as "argument 'key' ...": point at that argument.
+        std::string where = ptr;
+        const std::string& msg = st.error().message;
+        if (msg.starts_with("argument '"))
+          if (const auto end = msg.find('\'', 10); end != std::string::npos && pc.args.count(msg.substr(10, end - 10)))
+            where += "/args/" + pointer_token(msg.substr(10, end - 10));
+        ck.add(where, "pass \"" + std::string(pass->name) + "\" failed: " + msg);
+      }
       else res.pass_stats.push_back(std::move(*st));
       continue;
     }
