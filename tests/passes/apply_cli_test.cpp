@@ -79,6 +79,34 @@ TEST_F(ApplyCli, EveryPassRebuildsAndVerifiesEquivalentOnTheProjectKernels) {
   }
 }
 
+TEST_F(ApplyCli, WithTheLaunchEveryPassKeepsToExercisedCodeAndVerifies) {
+  // No --kernel: the launch runs vec_add only, so --launch keeps each pass off the other kernels' code (which the
+  // verifier would refuse as unexercised) and every K1 verifies.
+  auto list = nlohmann::json::parse(run("passes --json", false).out);
+  for (const auto& p : list) {
+    const std::string name = p["name"];
+    const std::string k1 = (dir / (name + ".co")).string();
+    auto a = run("apply " + k0 + " --pass " + name + " --launch " + launch + " -o " + k1);
+    ASSERT_EQ(a.code, 0) << name << ": " << a.out;
+    EXPECT_NE(a.out.find("the launch exercises "), std::string::npos) << a.out;
+    auto v = run("verify " + k0 + " " + k1 + " --launch " + launch);
+    EXPECT_EQ(v.code, 0) << name << ": " << v.out;
+  }
+  // An edit of a kernel the launch does not run is refused with its pointer; nothing is written.
+  auto dis = run("disasm " + k0, false);
+  std::string other;
+  const std::regex label_then_id("\n([A-Za-z_][A-Za-z0-9_]*):\n[^\n]*; (i[0-9]+)\n");
+  for (std::sregex_iterator it(dis.out.begin(), dis.out.end(), label_then_id), end; it != end; ++it)
+    if ((*it)[1] != "vec_add" && (*it)[1].str().find("vec_add") == std::string::npos) other = (*it)[2];
+  ASSERT_FALSE(other.empty()) << "the project's object should hold a kernel besides vec_add";
+  const fs::path script = dir / "cold.json", k1 = dir / "cold.co";
+  std::ofstream(script) << R"({"edits": [{"op": "insert_before", "at": ")" << other << R"(", "insts": ["s_nop 0"]}]})";
+  auto r = run("apply " + k0 + " --edits " + script.string() + " --launch " + launch + " -o " + k1.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/edits/0/at: " + other + " lies in code the launch does not exercise"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(k1));
+}
+
 TEST_F(ApplyCli, BadScriptIsRejectedWholeWithPointersAndWritesNothing) {
   const fs::path script = dir / "e.json", k1 = dir / "k1.co";
   std::ofstream(script) << R"({"edits": [{"op": "delete", "at": "i0"}, {"op": "explode", "at": "i1"},

@@ -2,7 +2,9 @@
 // commented with what the pass must (or must not) do and why, run for gfx90a, gfx942 and gfx950.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <unordered_set>
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
@@ -255,6 +257,38 @@ TEST(WaitcntMin, KeepsWaitsThatOrderMemoryTheRegisterCheckCannotSee) {
     const auto rd = run("waitcnt-min", flat, t);
     EXPECT_TRUE(has(rd.text, "flat_load_dword v4, v[2:3]\n\ts_waitcnt vmcnt(0)")) << rd.text;
   }
+}
+
+TEST(Passes, RestrictedToTheLaunchTheyLeaveEveryBlockWithAnUnexercisedInstructionAlone) {
+  // Two kernels with the same dead move (in a register vgpr-compact would renumber) and a needless s_nop; the launch
+  // ran only the first (i0..i2). Each pass changes `k` as usual and leaves `k2` as it is.
+  const std::string src =
+      "k:\n  v_mov_b32 v8, 3\n  s_nop 4\n  s_endpgm\n"
+      "k2:\n  v_mov_b32 v8, 3\n  s_nop 4\n  s_endpgm\n";
+  for (const char* pass : {"dce", "nop-min", "vgpr-compact"})
+    for (const Target t : kTargets) {
+      auto p = parse_program(src, t, "<test>");
+      ASSERT_TRUE(p.has_value());
+      Rewriter r(*p);
+      PassContext c;
+      c.kernels = {"k", "k2"};
+      c.not_exercised = std::make_shared<const std::unordered_set<std::uint32_t>>(std::unordered_set<std::uint32_t>{3, 4, 5});
+      auto s = find_pass(pass)->run(r, c);
+      ASSERT_TRUE(s.has_value()) << s.error().str();
+      PrintOptions po;
+      po.ids = false;
+      const std::string text = print_program(*p, po);
+      const std::string k = text.substr(0, text.find("k2:")), k2 = text.substr(text.find("k2:"));
+      EXPECT_NE(k2.find(std::string(pass) != "nop-min" ? "v_mov_b32_e32 v8, 3" : "s_nop 4"), std::string::npos) << pass << "\n" << text;
+      EXPECT_EQ(k.find(std::string(pass) != "nop-min" ? "v_mov_b32_e32 v8, 3" : "s_nop 4"), std::string::npos) << pass << "\n" << text;
+      // Unrestricted, the same pass changes both.
+      auto q = parse_program(src, t, "<test>");
+      ASSERT_TRUE(q.has_value());
+      Rewriter rq(*q);
+      c.not_exercised.reset();
+      ASSERT_TRUE(find_pass(pass)->run(rq, c).has_value());
+      EXPECT_EQ(print_program(*q, po).find(std::string(pass) != "nop-min" ? "v_mov_b32_e32 v8, 3" : "s_nop 4"), std::string::npos);
+    }
 }
 
 TEST(Registry, ListsEveryPassOnceWithASummaryAndParsesArguments) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -131,6 +133,21 @@ TEST(EditScript, ABadPassArgumentIsPointedAt) {
   const auto r = apply_edit_script_text(m, R"({"edits": [{"op": "pass", "name": "schedule", "args": {"window": 0}}]})");
   EXPECT_EQ(pointers(r), std::vector<std::string>{"/edits/0/args/window"}) << messages(r);
   EXPECT_TRUE(r.pass_stats.empty());
+}
+
+TEST(EditScript, RestrictedToTheLaunchAnEditOfCodeNoRunExercisesIsRejected) {
+  const auto m = module_of(kProgram);
+  passes::PassContext base;
+  base.not_exercised = std::make_shared<const std::unordered_set<std::uint32_t>>(std::unordered_set<std::uint32_t>{3, 4});
+  const auto r = apply_edit_script_text(m, R"({"edits": [{"op": "set_waitcnt", "at": "i2", "vmcnt": 0},
+      {"op": "delete", "at": "i3"}, {"op": "move", "at": "i1", "after": "i4"}]})", base);
+  EXPECT_EQ(pointers(r), (std::vector<std::string>{"/edits/1/at", "/edits/2/after"})) << messages(r);
+  EXPECT_NE(messages(r).find("i3 lies in code the launch does not exercise"), std::string::npos) << messages(r);
+  EXPECT_TRUE(r.log.empty());
+  // A pass the script runs is told the same: waitcnt-min leaves the block holding i3 and i4 alone.
+  const auto p = apply_edit_script_text(m, R"({"edits": [{"op": "pass", "name": "dce"}, {"op": "pass", "name": "nop-min"}]})", base);
+  ASSERT_TRUE(p.ok()) << messages(p);
+  EXPECT_TRUE(p.log.empty());
 }
 
 TEST(EditScript, AnEditThatRefersToAnErasedIdFailsAtThatEdit) {

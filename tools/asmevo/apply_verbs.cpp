@@ -2,7 +2,9 @@
 // and rebuild it (or, with --dry-run, print what would change).
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -12,85 +14,17 @@
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/passes/registry.hpp"
 #include "asmevo/support/file.hpp"
+#include "asmevo/support/text_diff.hpp"
+#include "asmevo/verify/code_object.hpp"
+#include "asmevo/verify/differential.hpp"
+#include "asmevo/verify/emu_executor.hpp"
+#include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/static_checks.hpp"
 #include "cli.hpp"
 #include "loaded.hpp"
 #include "verbs.hpp"
 
 namespace asmevo::cli {
-
-namespace {
-
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at < s.size()) {
-    const auto nl = s.find('\n', at);
-    out.push_back(s.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
-    if (nl == std::string::npos) break;
-    at = nl + 1;
-  }
-  return out;
-}
-
-/// A unified diff of two texts (3 lines of context), from a longest-common-subsequence alignment of the lines that
-/// differ after the common prefix and suffix are set aside.
-std::string unified_diff(const std::string& a_text, const std::string& b_text, const std::string& a_name,
-                         const std::string& b_name) {
-  const auto a = lines_of(a_text), b = lines_of(b_text);
-  std::size_t pre = 0;
-  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
-  std::size_t suf = 0;
-  while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) ++suf;
-  const std::size_t n = a.size() - pre - suf, m = b.size() - pre - suf;
-  if (n == 0 && m == 0) return {};
-  // ops: ' ' common, '-' only in a, '+' only in b; over the whole texts.
-  std::vector<std::pair<char, std::string>> ops;
-  for (std::size_t i = 0; i < pre; ++i) ops.emplace_back(' ', a[i]);
-  if (n * m <= 64u * 1024 * 1024) {
-    std::vector<std::uint32_t> L((n + 1) * (m + 1), 0);
-    auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return L[i * (m + 1) + j]; };
-    for (std::size_t i = n; i-- > 0;)
-      for (std::size_t j = m; j-- > 0;)
-        at(i, j) = a[pre + i] == b[pre + j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
-    std::size_t i = 0, j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && a[pre + i] == b[pre + j]) ops.emplace_back(' ', a[pre + i]), ++i, ++j;
-      else if (j < m && (i == n || at(i, j + 1) >= at(i + 1, j))) ops.emplace_back('+', b[pre + j++]);
-      else ops.emplace_back('-', a[pre + i++]);
-    }
-  } else {  // too large to align: the whole middle as removed then added
-    for (std::size_t i = 0; i < n; ++i) ops.emplace_back('-', a[pre + i]);
-    for (std::size_t j = 0; j < m; ++j) ops.emplace_back('+', b[pre + j]);
-  }
-  for (std::size_t i = a.size() - suf; i < a.size(); ++i) ops.emplace_back(' ', a[i]);
-  std::string out = "--- " + a_name + "\n+++ " + b_name + "\n";
-  constexpr std::size_t ctx = 3;
-  std::size_t k = 0;
-  while (k < ops.size()) {
-    while (k < ops.size() && ops[k].first == ' ') ++k;
-    if (k == ops.size()) break;
-    std::size_t start = k >= ctx ? k - ctx : 0, end = k;
-    // Extend the hunk while changes are within 2*ctx lines of each other.
-    for (std::size_t gap = 0; end < ops.size(); ++end) {
-      if (ops[end].first != ' ') gap = 0;
-      else if (++gap > 2 * ctx) break;
-    }
-    std::size_t stop = end;
-    while (stop > start && ops[stop - 1].first == ' ' && stop > k) --stop;
-    stop = std::min(ops.size(), stop + ctx);
-    std::size_t la = 1, lb = 1;
-    for (std::size_t q = 0; q < start; ++q) la += ops[q].first != '+', lb += ops[q].first != '-';
-    std::size_t na = 0, nb = 0;
-    for (std::size_t q = start; q < stop; ++q) na += ops[q].first != '+', nb += ops[q].first != '-';
-    out += "@@ -" + std::to_string(la) + "," + std::to_string(na) + " +" + std::to_string(lb) + "," + std::to_string(nb) + " @@\n";
-    for (std::size_t q = start; q < stop; ++q) out += std::string(1, ops[q].first) + ops[q].second + "\n";
-    k = stop;
-  }
-  return out;
-}
-
-}  // namespace
 
 int cmd_passes(int argc, char** argv) {
   auto a = parse_args(argc, argv, {}, {"--json"});
@@ -111,7 +45,7 @@ int cmd_passes(int argc, char** argv) {
 }
 
 int cmd_apply(int argc, char** argv) {
-  auto a = parse_args(argc, argv, {"-o", "--pass", "--edits", "--kernel"}, {"--dry-run", "--json"});
+  auto a = parse_args(argc, argv, {"-o", "--pass", "--edits", "--kernel", "--launch"}, {"--dry-run", "--json"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 1) return usage_error("apply takes exactly one code object");
   const bool by_pass = a.opt.count("--pass") != 0, by_script = a.opt.count("--edits") != 0;
@@ -126,6 +60,23 @@ int cmd_apply(int argc, char** argv) {
   auto k0 = load_recovered(a.pos[0], rc);
   if (!k0) return rc;
   const bool xnack = verify::detail::xnack_on_or_any(k0->m.target_id);
+  passes::PassContext base;
+  base.xnack = xnack;
+  // --launch: run K0 as the verifier will (emulator) and keep passes and edits to the code those runs exercise.
+  if (auto lp = a.opt.find("--launch"); lp != a.opt.end()) {
+    auto shapes = verify::read_launch_file(lp->second);
+    if (!shapes) return report(shapes.error());
+    auto co = verify::load_code_object(a.pos[0]);
+    if (!co) return report(co.error());
+    verify::EmuExecutor ex;
+    auto ran = verify::exercised_by(*co, *shapes, ex);
+    if (!ran) return report(ran.error());
+    auto cold = verify::not_exercised(k0->m.program, *ran);
+    if (!json)
+      std::cerr << "asmevo: the launch exercises " << k0->m.program.instruction_count() - cold.size() << " of "
+                << k0->m.program.instruction_count() << " instructions; the rest is left alone\n";
+    base.not_exercised = std::make_shared<const std::unordered_set<std::uint32_t>>(std::move(cold));
+  }
 
   Program p1;
   std::vector<passes::Edit> log;
@@ -133,7 +84,7 @@ int cmd_apply(int argc, char** argv) {
   if (by_script) {
     auto text = read_file(a.opt["--edits"]);
     if (!text) return report(text.error());
-    auto res = agent::apply_edit_script_text(k0->m, *text, xnack);
+    auto res = agent::apply_edit_script_text(k0->m, *text, base);
     if (!res.ok()) {
       if (json) {
         nlohmann::json errs = nlohmann::json::array();
@@ -152,8 +103,7 @@ int cmd_apply(int argc, char** argv) {
     if (!calls) return report(calls.error());
     p1 = k0->m.program;
     passes::Rewriter rw(p1);
-    passes::PassContext ctx;
-    ctx.xnack = xnack;
+    passes::PassContext ctx = base;
     if (auto k = a.opt.find("--kernel"); k != a.opt.end()) ctx.kernels.push_back(k->second);
     else
       for (const auto& k : k0->m.kernels) ctx.kernels.push_back(k.name);

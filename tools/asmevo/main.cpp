@@ -53,11 +53,12 @@ verbs:
                                                     1 not equivalent, 2 bad input, K0 failing or no device
   check K.co [--json]                               static checks (waitcnt, hazards, ABI) of every kernel
   passes [--json]                                   the built-in passes, one line each
-  apply K.co (--pass NAMES | --edits E.json) -o K1.co [--kernel NAME] [--dry-run] [--json]
+  apply K.co (--pass NAMES | --edits E.json) -o K1.co [--kernel NAME] [--launch L.json] [--dry-run] [--json]
                                                     run passes (a,b:key=value) or a JSON edit script
                                                     (schema/edit-script.schema.json) through the Rewriter and
                                                     rebuild; --dry-run prints the diff and writes nothing;
-                                                    a script with any problem is rejected whole
+                                                    a script with any problem is rejected whole; --launch
+                                                    keeps changes to code K0's runs of L.json exercise
   help                                              this text
 
 TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.

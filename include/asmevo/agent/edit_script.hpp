@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,8 @@ struct OpShape {
 /// Collects the problems of one script.
 struct Checker {
   std::vector<ScriptError>& errs;
+  /// The instructions the launch does not exercise (passes::PassContext::not_exercised), when restricted to it.
+  const std::unordered_set<std::uint32_t>* cold = nullptr;
   void add(std::string ptr, std::string msg) { errs.push_back(ScriptError{std::move(ptr), std::move(msg)}); }
 
   /// An instruction id ("i42") of the original program.
@@ -121,6 +124,11 @@ struct Checker {
     if (!p.find(id)) {
       add(ptr, "no instruction " + s + " in the kernel's program (ids run below i" + std::to_string(p.next_id) +
                    "; an id is never reused)");
+      return std::nullopt;
+    }
+    if (cold && cold->contains(id.value)) {
+      add(ptr, s + " lies in code the launch does not exercise (no run of K0 issues it with a lane enabled): the "
+                   "verifier could not check a change there; edit code the launch runs");
       return std::nullopt;
     }
     return id;
@@ -190,11 +198,13 @@ struct Checker {
 }  // namespace detail
 
 /// Validates and applies `script` (parsed JSON) to module `m`'s program. See the file comment.
+/// `base` supplies what every pass the script names is told beyond its kernel and arguments: xnack, and
+/// not_exercised (then an edit addressing an instruction in it is an error, like an unknown id).
 [[nodiscard]] inline ScriptResult apply_edit_script(const codeobject::Module& m, const nlohmann::json& script,
-                                                    bool xnack = true) {
+                                                    const passes::PassContext& base) {
   ScriptResult res;
   res.program = m.program;
-  detail::Checker ck{res.errors};
+  detail::Checker ck{res.errors, base.not_exercised.get()};
   if (!script.is_object()) {
     ck.add("", "expected an object {\"edits\": [...]}, found " + detail::type_name(script));
     return res;
@@ -228,7 +238,8 @@ struct Checker {
   Program work = m.program;
   passes::Rewriter rw(work);
   passes::PassContext ctx;
-  ctx.xnack = xnack;
+  ctx.xnack = base.xnack;
+  ctx.not_exercised = base.not_exercised;
   if (kernel) ctx.kernels.push_back(kernel->name);
   else
     for (const auto& k : m.kernels) ctx.kernels.push_back(k.name);
@@ -392,9 +403,53 @@ struct Checker {
   return res;
 }
 
+/// The edit script that makes the changes of `log` (a Rewriter's log): each entry as its op, instructions as text,
+/// a wait with all three counts. Applied to the program the log was made on, it reproduces the log's changes when
+/// every id it names is one of that program's originals (an instruction the log itself inserted has an id no script
+/// can name, so such an entry fails validation rather than change the wrong instruction).
+[[nodiscard]] inline nlohmann::json edits_to_script(const std::vector<passes::Edit>& log, std::string_view kernel = {}) {
+  using O = passes::Edit::Op;
+  nlohmann::json edits = nlohmann::json::array();
+  auto id = [](InstId i) { return "i" + std::to_string(i.value); };
+  for (const auto& e : log) {
+    nlohmann::json j;
+    auto texts = [&] {
+      nlohmann::json t = nlohmann::json::array();
+      for (const auto& in : e.insts) t.push_back(print_inst(in));
+      return t;
+    };
+    switch (e.op) {
+      case O::insert_before: j = {{"op", "insert_before"}, {"at", id(e.at)}, {"insts", texts()}}; break;
+      case O::insert_after: j = {{"op", "insert_after"}, {"at", id(e.at)}, {"insts", texts()}}; break;
+      case O::replace: j = {{"op", "replace"}, {"at", id(e.at)}, {"with", texts()}}; break;
+      case O::erase: j = {{"op", "delete"}, {"at", id(e.at)}}; break;
+      case O::move_before: j = {{"op", "move"}, {"at", id(e.at)}, {"before", id(e.other)}}; break;
+      case O::move_after: j = {{"op", "move"}, {"at", id(e.at)}, {"after", id(e.other)}}; break;
+      case O::swap: j = {{"op", "swap"}, {"a", id(e.at)}, {"b", id(e.other)}}; break;
+      case O::set_waitcnt:
+        j = {{"op", "set_waitcnt"}, {"at", id(e.at)}, {"vmcnt", e.wait.get(Counter::vm)},
+             {"expcnt", e.wait.get(Counter::exp)}, {"lgkmcnt", e.wait.get(Counter::lgkm)}};
+        break;
+    }
+    if (!e.why.empty() && e.why != "script") j["why"] = e.why;
+    edits.push_back(std::move(j));
+  }
+  nlohmann::json out{{"edits", std::move(edits)}};
+  if (!kernel.empty()) out["kernel"] = std::string(kernel);
+  return out;
+}
+
+/// The same, with only the XNACK mode given.
+[[nodiscard]] inline ScriptResult apply_edit_script(const codeobject::Module& m, const nlohmann::json& script,
+                                                    bool xnack = true) {
+  passes::PassContext base;
+  base.xnack = xnack;
+  return apply_edit_script(m, script, base);
+}
+
 /// Parses `text` as JSON and applies it; a syntax error is one ScriptError at "" naming the byte offset.
 [[nodiscard]] inline ScriptResult apply_edit_script_text(const codeobject::Module& m, std::string_view text,
-                                                         bool xnack = true) {
+                                                         const passes::PassContext& base) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) {
     ScriptResult res;
@@ -431,7 +486,15 @@ struct Checker {
                                              std::to_string(col) + " (byte " + std::to_string(sax.at) + "): " + sax.what});
     return res;
   }
-  return apply_edit_script(m, j, xnack);
+  return apply_edit_script(m, j, base);
+}
+
+/// The same, with only the XNACK mode given.
+[[nodiscard]] inline ScriptResult apply_edit_script_text(const codeobject::Module& m, std::string_view text,
+                                                         bool xnack = true) {
+  passes::PassContext base;
+  base.xnack = xnack;
+  return apply_edit_script_text(m, text, base);
 }
 
 }  // namespace asmevo::agent

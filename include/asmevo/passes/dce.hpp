@@ -63,7 +63,7 @@ struct Dce {
         const analysis::Cfg g = analysis::build_cfg(p);
         auto entries = kernel_entries(p, g, c);
         if (!entries) return unexpected(std::move(entries).error());
-        const auto reach = reachable_blocks(g, *entries);
+        const auto reach = editable_blocks(p, g, *entries, c);
         const auto live = detail::lane_live_out(p, g);
         std::vector<unsigned> rd, wr;
         for (std::uint32_t b = 0; b < g.blocks.size(); ++b) {

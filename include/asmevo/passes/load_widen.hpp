@@ -214,7 +214,7 @@ struct LoadWiden {
       const analysis::Cfg g = analysis::build_cfg(p);
       auto entries = kernel_entries(p, g, c);
       if (!entries) return unexpected(std::move(entries).error());
-      const auto reach = reachable_blocks(g, *entries);
+      const auto reach = editable_blocks(p, g, *entries, c);
       std::optional<std::pair<InstId, InstId>> pick;
       std::optional<Inst> merged;
       for (std::uint32_t b = 0; b < g.blocks.size() && !pick; ++b) {

@@ -63,7 +63,7 @@ struct NopMin {
       const analysis::Cfg g = analysis::build_cfg(p);
       auto entries = kernel_entries(p, g, c);
       if (!entries) return unexpected(std::move(entries).error());
-      const auto live = reachable_blocks(g, *entries);
+      const auto live = editable_blocks(p, g, *entries, c);
       for (std::size_t i = 0; i < p.items.size(); ++i)
         if (p.items[i].kind == Item::Kind::inst && detail::is_nop(p.items[i].inst) && g.block_of[i] != analysis::Cfg::none &&
             live[g.block_of[i]])
@@ -103,6 +103,12 @@ struct HazardFix {
       if (!todo) break;
       const detail::FindingKey key = *todo;
       const InstId at{std::get<1>(key)};
+      if (c.not_exercised && c.not_exercised->contains(at.value)) {
+        stuck.insert(key);
+        st.notes.push_back("left " + std::get<0>(key) + " at i" + std::to_string(at.value) +
+                           ": the launch does not exercise that code, so no run could check a fix");
+        continue;
+      }
       bool cleared = false;
       const std::size_t mark = r.log().size();
       for (int step = 0; step < 64 && !cleared; ++step) {

@@ -11,8 +11,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
@@ -30,6 +32,11 @@ struct PassContext {
   bool xnack = true;
   /// Named arguments (`--pass schedule:window=64` or an edit script's "args"), as text.
   std::map<std::string, std::string> args;
+  /// When set: the instructions (InstId values) of the program the launch's runs did not exercise (issued with no
+  /// lane enabled, or not at all; verify::Exercised). A pass then leaves every block holding one of them alone
+  /// (editable_blocks), so that each change it makes lies on code the runs execute and the verifier's coverage gate
+  /// can check it (`asmevo apply --launch`). Instructions a pass adds are never in it. Unset: every reachable block.
+  std::shared_ptr<const std::unordered_set<std::uint32_t>> not_exercised;
 
   /// Argument `key` as an unsigned integer, `fallback` when absent; an error names the argument when it is not one.
   [[nodiscard]] Expected<std::uint64_t> uint_arg(std::string_view key, std::uint64_t fallback) const {
@@ -130,6 +137,22 @@ namespace detail {
   std::vector<std::uint8_t> r(g.blocks.size(), 0);
   for (const auto e : entries)
     for (const auto b : g.reverse_post_order(e)) r[b] = 1;
+  return r;
+}
+
+/// Per Cfg block: true if a pass may change it -- some kernel entry of `entries` reaches it and, when the context
+/// restricts passes to exercised code (PassContext::not_exercised), every instruction of it was exercised.
+[[nodiscard]] inline std::vector<std::uint8_t> editable_blocks(const Program& p, const analysis::Cfg& g,
+                                                               const std::vector<std::uint32_t>& entries,
+                                                               const PassContext& c) {
+  auto r = reachable_blocks(g, entries);
+  if (!c.not_exercised) return r;
+  for (std::uint32_t b = 0; b < g.blocks.size(); ++b)
+    for (const std::size_t i : g.blocks[b].insts)
+      if (c.not_exercised->contains(p.items[i].inst.id.value)) {
+        r[b] = 0;
+        break;
+      }
   return r;
 }
 

@@ -579,7 +579,7 @@ inline Expected<void> apply_match(Rewriter& r, const Rule& rule, Found& fd) {
     const auto g = analysis::build_cfg(p);
     auto entries = kernel_entries(p, g, c);
     if (!entries) return unexpected(std::move(entries).error());
-    const auto reach = reachable_blocks(g, *entries);
+    const auto reach = editable_blocks(p, g, *entries, c);
     const auto live = detail::lane_live_out(p, g);
     // Backwards, so a firing (which changes items at and after the current one) leaves the indices still to visit.
     for (std::size_t b = g.blocks.size(); b-- > 0;) {

@@ -323,7 +323,7 @@ struct Schedule {
       auto e = kernel_entries(p, g, c);
       if (!e) return unexpected(std::move(e).error());
       entries = std::move(*e);
-      const auto live = reachable_blocks(g, entries);
+      const auto live = editable_blocks(p, g, entries, c);
       std::vector<std::size_t> run;
       auto flush = [&] {
         for (std::size_t at = 0; at < run.size(); at += *window) {

@@ -116,6 +116,7 @@ struct VgprCompact {
       const std::array<std::array<std::uint16_t, 256>, 2> map{detail::compaction_map(used[0], joined[0], pinned[0]),
                                                               detail::compaction_map(used[1], joined[1], pinned[1])};
       std::sort(items.begin(), items.end());
+      const std::size_t first_plan = plans.size();
       for (const auto i : items) {
         Inst in = p.items[i].inst;
         bool changed = false;
@@ -126,6 +127,16 @@ struct VgprCompact {
         }
         if (changed) plans.push_back(Plan{in.id, std::move(in)});
       }
+      // Renumbering is all or nothing per kernel: with code the launch does not exercise among the changed
+      // instructions, no run could check the kernel's renumbering, so it is left alone.
+      if (c.not_exercised)
+        for (std::size_t k = first_plan; k < plans.size(); ++k)
+          if (c.not_exercised->contains(plans[k].id.value)) {
+            st.notes.push_back("kernel '" + kname + "' left alone: renumbering would change i" +
+                               std::to_string(plans[k].id.value) + ", which the launch does not exercise");
+            plans.resize(first_plan);
+            break;
+          }
     }
     for (auto& pl : plans)
       if (auto e = r.replace(pl.id, {pl.inst}, "vgpr-compact"); !e) return unexpected(std::move(e).error());

@@ -186,7 +186,7 @@ struct WaitcntMin {
       const analysis::Cfg g = analysis::build_cfg(p);
       auto entries = kernel_entries(p, g, c);
       if (!entries) return unexpected(std::move(entries).error());
-      const auto live = reachable_blocks(g, *entries);
+      const auto live = editable_blocks(p, g, *entries, c);
       const auto base = detail::waitcnt_keys(p, g, *entries);
       const auto fence = detail::fence_distances(p, g, *entries);
       const bool flat = detail::has_flat(p);
@@ -253,9 +253,11 @@ struct WaitcntMin {
     if (!entries) return unexpected(std::move(entries).error());
     std::vector<analysis::WaitcntAnalysis> an;
     for (const auto e : *entries) an.push_back(analysis::analyze_waitcnt(p, g, e, t));
+    const auto editable = editable_blocks(p, g, *entries, c);
     std::vector<InstId> drop;
     for (std::size_t i = 0; i < p.items.size(); ++i) {
       if (p.items[i].kind != Item::Kind::inst || !detail::is_waitcnt(p.items[i].inst)) continue;
+      if (g.block_of[i] == analysis::Cfg::none || !editable[g.block_of[i]]) continue;
       const auto x = analysis::waitcnt_detail::facts_of(p.items[i].inst, t);
       bool reached = false, redundant = true;
       for (const auto& a : an)

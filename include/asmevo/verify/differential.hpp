@@ -33,6 +33,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -765,6 +766,15 @@ struct Exercised {
   }
 };
 
+/// The instructions of `p` (InstId values) that `e` does not count as run: the code a pass restricted to the launch
+/// leaves alone (passes::PassContext::not_exercised).
+[[nodiscard]] inline std::unordered_set<std::uint32_t> not_exercised(const Program& p, const Exercised& e) {
+  std::unordered_set<std::uint32_t> out;
+  for (const Item& it : p.items)
+    if (it.kind == Item::Kind::inst && !e.ran.contains(it.inst.id.value)) out.insert(it.inst.id.value);
+  return out;
+}
+
 /// The instructions of launched kernels that K1 changed (inserted, deleted, replaced, moved, or a branch whose target
 /// moved) and that the runs did not exercise: in K0 for what K1 deleted or replaced (`e0`), in K1 for what it
 /// inserted (`e1`). An instruction is exercised when some run issued it with an effect (a vector one with EXEC != 0);
@@ -1074,6 +1084,26 @@ struct StatePoint {
 // ---------------------------------------------------------------------------------------------------------------
 // The verifier
 // ---------------------------------------------------------------------------------------------------------------
+
+/// What the runs the verifier makes of K0 exercise: `k` on every shape of `shapes`, every trial (opt.trials or the
+/// shape's), schedule seeds from opt.seed on. Up to canary outputs and schedule order these are K0's runs in
+/// differential_verify, so a change confined to code they ran with a lane enabled passes its coverage gate. Errors are those of a run
+/// that cannot start (the launch does not fit the kernel). Exercised::known is false when the executor cannot tell.
+template <Executor E>
+[[nodiscard]] Expected<Exercised> exercised_by(const CodeObject& k, std::span<const LaunchSpec> shapes, E& exec,
+                                               const VerifyOptions& opt = {}) {
+  Exercised ex;
+  std::uint64_t seed = opt.seed;
+  for (const LaunchSpec& spec : shapes) {
+    const std::uint32_t trials = opt.trials ? *opt.trials : spec.trials;
+    for (std::uint32_t t = 0; t < trials; ++t) {
+      auto o = exec.run(k, spec, RunRequest{t, seed++, nullptr});
+      if (!o) return unexpected(std::move(o).error());
+      ex.add(*o);
+    }
+  }
+  return ex;
+}
 
 /// Verifies `k1` against `k0` on every shape of `shapes` with `exec` (see the file comment for the order).
 /// Errors (the Expected's Diag) are bad input that concerns K0 or the launch (an unknown kernel, arguments that do
