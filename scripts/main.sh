@@ -36,3 +36,14 @@ od -A d -t f4 -N 32 "$build/vec_add.emu/arg2.bin"
 echo "== asmevo emulate --coverage --mcpu gfx942 (summary)"
 "$asmevo" emulate --coverage --mcpu gfx942 > "$build/coverage.gfx942.txt"
 tail -n 1 "$build/coverage.gfx942.txt"
+echo "== asmevo optimize $co --launch $launch (built-in proposer, emulator: a search gated by differential verification)"
+"$asmevo" optimize "$co" --launch "$launch" -o "$build/vec_add.k1.co" --budget 24 --seed 1 \
+  --report "$build/vec_add.optimize.html" --json > "$build/vec_add.optimize.json" || true
+python3 - "$build/vec_add.optimize.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+state = "verified equivalent to K0" if j["verified"] else "nothing verified was faster"
+print(f"verified modeled speedup: {j['speedup']:.4f}x ({j['modeled_cycles_before']:.0f} -> "
+      f"{j['modeled_cycles_after']:.0f} modeled cycles; {j['attempts']} attempts, {j['accepted']} accepted; {state})")
+PY
+echo "== report: $build/vec_add.optimize.html"

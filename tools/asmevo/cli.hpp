@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <initializer_list>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +65,22 @@ inline int usage_error(std::string_view msg) {
 inline int report(const Diag& d) {
   std::cerr << d.str() << "\n";
   return d.code == DiagCode::internal ? exit_internal : exit_bad_input;
+}
+
+/// The value of option `key` as an integer in [lo, hi] (`dflt` when absent); a usage error (rc set) otherwise.
+inline std::optional<std::uint64_t> number_opt(const Args& a, const char* key, std::uint64_t dflt, std::uint64_t lo,
+                                        std::uint64_t hi, int& rc) {
+  auto it = a.opt.find(key);
+  if (it == a.opt.end()) return dflt;
+  try {
+    std::size_t used = 0;
+    const auto v = std::stoull(it->second, &used, 0);
+    if (used == it->second.size() && it->second[0] != '-' && v >= lo && v <= hi) return v;
+  } catch (...) {
+  }
+  rc = usage_error(std::string(key) + " takes an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                   "]; got '" + it->second + "'");
+  return std::nullopt;
 }
 
 inline std::string json_escape(std::string_view s) {

@@ -59,6 +59,14 @@ verbs:
                                                     rebuild; --dry-run prints the diff and writes nothing;
                                                     a script with any problem is rejected whole; --launch
                                                     keeps changes to code K0's runs of L.json exercise
+  optimize K0.co --launch L.json -o K1.co [--budget N] [--seed S] [--lineages N] [--executor emu|hip]
+           [--log DIR] [--resume DIR] [--report R.html] [--tokens N] [--time SEC] [--min-gain F] [--json]
+           [--llm URL --model M [--llm-key K] [--llm-timeout SEC]]   (key: ASMEVO_LLM_KEY or OPENAI_API_KEY)
+                                                    search for a faster K1 that verifies equivalent to K0:
+                                                    lineages of proposed edit scripts, each candidate gated
+                                                    by static checks and differential verification, then
+                                                    timed (modeled cycles on emu); exit 0 with K1 written,
+                                                    1 when nothing verified was faster
   help                                              this text
 
 TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
@@ -207,6 +215,7 @@ int run(int argc, char** argv) {
   if (verb == "check") return cmd_check(argc, argv);
   if (verb == "passes") return cmd_passes(argc, argv);
   if (verb == "apply") return cmd_apply(argc, argv);
+  if (verb == "optimize") return cmd_optimize(argc, argv);
   return usage_error("unknown verb '" + std::string(verb) + "'");
 }
 

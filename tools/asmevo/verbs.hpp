@@ -81,5 +81,6 @@ int cmd_check(int argc, char** argv);
 // Passes and edit scripts (apply_verbs.cpp).
 int cmd_passes(int argc, char** argv);
 int cmd_apply(int argc, char** argv);
+int cmd_optimize(int argc, char** argv);
 
 }  // namespace asmevo::cli

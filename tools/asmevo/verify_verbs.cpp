@@ -23,21 +23,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::optional<std::uint64_t> number_opt(const Args& a, const char* key, std::uint64_t dflt, std::uint64_t lo,
-                                        std::uint64_t hi, int& rc) {
-  auto it = a.opt.find(key);
-  if (it == a.opt.end()) return dflt;
-  try {
-    std::size_t used = 0;
-    const auto v = std::stoull(it->second, &used, 0);
-    if (used == it->second.size() && it->second[0] != '-' && v >= lo && v <= hi) return v;
-  } catch (...) {
-  }
-  rc = usage_error(std::string(key) + " takes an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                   "]; got '" + it->second + "'");
-  return std::nullopt;
-}
-
 /// The first differences of every differing buffer of the deciding K1 run, one line each (at most 8 per buffer).
 void print_differences(const Json& receipt) {
   if (!receipt.contains("shapes")) return;

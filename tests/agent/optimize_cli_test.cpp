@@ -1,0 +1,261 @@
+// `asmevo optimize` as a user runs it on a kernel the project builds itself: the search finds a verified modeled
+// speedup, writes K1 atomically (and never touches K0), prints the JSON fields the CLI contract promises, writes its
+// report; a run killed in the middle and resumed from its log ends with the same K1 and the same attempts as an
+// uninterrupted run, no attempt repeated; bad usage is refused with a message.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fake_chat_server.hpp"
+#include "support/process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int code = -1;
+  std::string out;
+};
+
+Run run(const std::string& args, bool with_stderr = true) {
+  const auto r = asmevo::test::run_command(std::string(ASMEVO_CLI) + " " + args + (with_stderr ? "" : " 2>/dev/null"),
+                                           with_stderr);
+  return Run{WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1, r.out};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The attempt records of a log (every line after the header), without what depends on the wall clock.
+std::vector<nlohmann::json> attempts_of(const fs::path& log) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(slurp(log));
+  std::string line;
+  bool first = true;
+  while (std::getline(in, line)) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    auto j = nlohmann::json::parse(line);
+    j.erase("seconds");
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+class OptimizeCli : public ::testing::Test {
+ protected:
+  fs::path dir;
+  // A kernel the project compiles itself (examples/kernels/vec_add.hip, clang-22 -O3), with the README's launch.
+  std::string k0 = (fs::path(ASMEVO_EXAMPLES_DIR) / "vec_add.gfx942.co").string();
+  std::string launch = std::string(ASMEVO_SOURCE_DIR) + "/examples/launch/vec_add.json";
+  std::string common = " --budget 12 --seed 5 --lineages 2";
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("asmevo_optimize_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+};
+
+TEST_F(OptimizeCli, FindsAVerifiedModeledSpeedupAndWritesK1AndTheReport) {
+  const std::string before = slurp(k0);
+  const fs::path k1 = dir / "k1.co", rep = dir / "r.html";
+  auto r = run("optimize " + k0 + " --launch " + launch + " -o " + k1.string() + common + " --report " + rep.string() +
+                   " --json",
+               false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* f : {"modeled_cycles_before", "modeled_cycles_after", "speedup", "verified", "attempts", "accepted"})
+    EXPECT_TRUE(j.contains(f)) << f;
+  EXPECT_TRUE(j["verified"].get<bool>());
+  EXPECT_LT(j["modeled_cycles_after"].get<double>(), j["modeled_cycles_before"].get<double>());
+  EXPECT_GT(j["speedup"].get<double>(), 1.0);
+  EXPECT_EQ(j["attempts"].get<int>(), 12);
+  EXPECT_EQ(slurp(k0), before);  // K0 untouched
+  // The K1 it wrote verifies with the verifier a user runs (fresh seeds), and its modeled cycles are what it said.
+  auto v = run("verify " + k0 + " " + k1.string() + " --launch " + launch + " --seed 99");
+  EXPECT_EQ(v.code, 0) << v.out;
+  auto e = run("emulate " + k1.string() + " --launch " + launch + " --timing --json", false);
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(e.out)["modeled_cycles"].get<double>(), j["modeled_cycles_after"].get<double>());
+  const std::string html = slurp(rep);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+}
+
+TEST_F(OptimizeCli, KilledAndResumedEndsExactlyLikeAnUninterruptedRun) {
+  // Long enough (a few seconds) that the kill lands in the middle.
+  const std::string common = " --budget 60 --seed 5 --lineages 3";
+  // The uninterrupted run.
+  const fs::path whole = dir / "whole", k1a = dir / "a.co";
+  auto a = run("optimize " + k0 + " --launch " + launch + " -o " + k1a.string() + common + " --log " + whole.string() +
+                   " --json",
+               false);
+  ASSERT_EQ(a.code, 0) << a.out;
+  // The same run, killed (SIGKILL: no chance to tidy up) once its log holds a few attempts, then resumed.
+  const fs::path part = dir / "part", k1b = dir / "b.co";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string cmd = std::string(ASMEVO_CLI) + " optimize " + k0 + " --launch " + launch + " -o " +
+                            k1b.string() + common + " --log " + part.string() + " > /dev/null 2>&1";
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  std::size_t seen = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fs::exists(part / "log.jsonl")) {
+      const std::string text = slurp(part / "log.jsonl");
+      seen = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+      if (seen >= 5) break;  // the header and at least four attempts
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_GE(seen, 5u) << "the run never logged four attempts";
+  ASSERT_FALSE(fs::exists(k1b)) << "killed before the end, it must not have written K1";
+  const auto logged = attempts_of(part / "log.jsonl").size();
+  ASSERT_LT(logged, 60u) << "the kill came too late to interrupt anything";
+
+  auto b = run("optimize " + k0 + " --launch " + launch + " -o " + k1b.string() + common + " --resume " + part.string() +
+                   " --json",
+               false);
+  ASSERT_EQ(b.code, 0) << b.out;
+  const auto jb = nlohmann::json::parse(b.out), ja = nlohmann::json::parse(a.out);
+  EXPECT_EQ(jb["replayed"].get<std::size_t>(), logged);  // nothing lost: every logged attempt was replayed
+  EXPECT_EQ(slurp(k1a), slurp(k1b));                     // the same K1, byte for byte
+  EXPECT_EQ(ja["modeled_cycles_after"], jb["modeled_cycles_after"]);
+  // No attempt repeated and none missing: the resumed log is the uninterrupted one.
+  const auto la = attempts_of(whole / "log.jsonl"), lb = attempts_of(part / "log.jsonl");
+  ASSERT_EQ(la.size(), 60u);
+  ASSERT_EQ(lb.size(), 60u);
+  std::set<std::uint64_t> numbers;
+  for (std::size_t i = 0; i < lb.size(); ++i) {
+    EXPECT_TRUE(numbers.insert(lb[i]["attempt"].get<std::uint64_t>()).second) << "attempt repeated: " << lb[i].dump();
+    EXPECT_EQ(la[i], lb[i]) << "attempt " << i;
+  }
+}
+
+TEST_F(OptimizeCli, TheLlmPathEndToEndAgainstAScriptedLoopbackServer) {
+  using asmevo::test::FakeChatServer;
+  using asmevo::test::ScriptedResponse;
+  using asmevo::test::RecordedRequest;
+  // The model's replies, in order. Each attempt of the one LLM lineage asks once, plus once per repair round.
+  // A script that breaks correctness: the first VALU instruction of the hot window the prompt shows, replaced by a
+  // move of a constant into its destination.
+  auto breaking = ScriptedResponse::from_request([](const RecordedRequest& rq) {
+    const std::string prompt = rq.json()["messages"].back()["content"].get<std::string>();
+    std::smatch m;
+    std::string edit = R"({"edits": []})";
+    if (std::regex_search(prompt, m, std::regex(R"(\b(i[0-9]+)\s+(v_[a-z0-9_]+) (v[0-9]+),)")))
+      edit = R"({"edits": [{"op": "replace", "at": ")" + m[1].str() + R"(", "with": ["v_mov_b32 )" + m[3].str() +
+             R"(, 12345"]}]})";
+    return ScriptedResponse::chat("Here is my edit:\n```json\n" + edit + "\n```", std::pair<std::uint64_t, std::uint64_t>{900, 40});
+  });
+  FakeChatServer server({
+      breaking,                                                   // attempt 0: verifies not equivalent
+      ScriptedResponse::chat("```json\n{\"edits\": [{\"op\": \"delete\", \"at\": \"i9999999\"}]}\n```"),  // attempt 1: bad id,
+      ScriptedResponse::chat("{\"edits\": [ {\"op\": \"pass\", \"name\": \"schedule\"} "),  // repair 1: not JSON,
+      ScriptedResponse::chat("```json\n{\"edits\": [{\"op\": \"pass\", \"name\": \"schedule\", \"args\": {\"window\": 64}}]}\n```"),  // repair 2
+      ScriptedResponse::error(429, "slow down", "1"),              // attempt 2: rate limited, retried
+      ScriptedResponse::error(500, "upstream broke"),              // then a server error, retried
+      ScriptedResponse::chat("```json\n{\"edits\": [{\"op\": \"pass\", \"name\": \"nop-min\"}]}\n```", std::nullopt)
+          .delayed(std::chrono::milliseconds(4000)),              // then too slow: the client times out and retries
+      ScriptedResponse::chat("```json\n{\"edits\": [{\"op\": \"pass\", \"name\": \"schedule\"}]}\n```"),
+      // Spares, should the model be asked again (a valid script that changes nothing gets feedback too).
+      ScriptedResponse::chat("```json\n{\"edits\": [{\"op\": \"pass\", \"name\": \"schedule\", \"args\": {\"window\": 8}}]}\n```"),
+      ScriptedResponse::chat("```json\n{\"edits\": [{\"op\": \"pass\", \"name\": \"peephole\"}]}\n```"),
+  });
+  const fs::path k1 = dir / "k1.co", log = dir / "log";
+  const std::string secret = "sk-test-secret-0123456789";
+  // The key travels in the environment only; three attempts, all by the one (LLM) lineage.
+  const auto res = asmevo::test::run_command("ASMEVO_LLM_KEY=" + secret + " " + std::string(ASMEVO_CLI) + " optimize " +
+                                                 k0 + " --launch " + launch + " -o " + k1.string() +
+                                                 " --budget 3 --lineages 1 --llm " + server.base_url() +
+                                                 " --model fake-model --llm-timeout 2 --log " + log.string() + " --json",
+                                             true);
+  ASSERT_TRUE(WIFEXITED(res.status)) << res.out;  // nothing crashed
+  const int code = WEXITSTATUS(res.status);
+  EXPECT_TRUE(code == 0 || code == 1) << res.out;
+  EXPECT_EQ(res.out.find(secret), std::string::npos) << "the key was printed";
+  const std::string log_text = slurp(log / "log.jsonl");
+  EXPECT_EQ(log_text.find(secret), std::string::npos) << "the key was logged";
+  const auto recs = attempts_of(log / "log.jsonl");
+  ASSERT_EQ(recs.size(), 3u) << log_text;
+  // Attempt 0: the breaking edit was applied, verified, and rejected by the verifier (never timed).
+  EXPECT_EQ(recs[0]["outcome"], "not_equivalent") << recs[0].dump(1);
+  EXPECT_FALSE(recs[0].contains("cost"));
+  // Attempt 1: an unknown id, then text that is not JSON; each answered with precise feedback, then a valid script.
+  const std::string t1 = recs[1]["transcript"].dump();
+  EXPECT_NE(t1.find("/edits/0/at"), std::string::npos) << t1;
+  EXPECT_NE(t1.find("i9999999"), std::string::npos) << t1;
+  EXPECT_TRUE(recs[1].contains("script")) << recs[1].dump(1);
+  // Attempt 2: 429 (Retry-After), 500 and a reply slower than the timeout were retried; the fourth try answered.
+  EXPECT_NE(recs[2]["transcript"].dump().find("\"requests\":4"), std::string::npos) << recs[2].dump(1);
+  const auto reqs = server.requests();
+  EXPECT_GE(reqs.size(), 8u);
+  for (const auto& q : reqs) {
+    EXPECT_EQ(q.path, "/v1/chat/completions");
+    EXPECT_EQ(q.header("Authorization").value_or(""), "Bearer " + secret);
+    EXPECT_EQ(q.json()["model"], "fake-model");
+  }
+  // Tokens: every reply's reported usage is counted (900+40 for the first, 100+20 for the others that report it).
+  const auto j = nlohmann::json::parse(res.out.substr(res.out.find('{')));
+  EXPECT_GE(j["tokens"]["total"].get<std::uint64_t>(), 940u + 3 * 120u) << j.dump(1);
+  std::uint64_t logged = 0;
+  for (const auto& rec : recs)
+    if (rec.contains("tokens")) logged += rec["tokens"]["prompt"].get<std::uint64_t>() + rec["tokens"]["completion"].get<std::uint64_t>();
+  EXPECT_EQ(logged, j["tokens"]["total"].get<std::uint64_t>());
+}
+
+TEST_F(OptimizeCli, BadUsageIsRefusedWithAMessage) {
+  auto same = run("optimize " + k0 + " --launch " + launch + " -o " + k0);
+  EXPECT_EQ(same.code, 2);
+  EXPECT_NE(same.out.find("would overwrite the input"), std::string::npos) << same.out;
+  auto no_launch = run("optimize " + k0 + " -o " + (dir / "x.co").string());
+  EXPECT_EQ(no_launch.code, 2);
+  EXPECT_NE(no_launch.out.find("--launch"), std::string::npos) << no_launch.out;
+  auto no_log = run("optimize " + k0 + " --launch " + launch + " -o " + (dir / "x.co").string() + " --resume " +
+                    (dir / "nothing").string());
+  EXPECT_EQ(no_log.code, 2);
+  EXPECT_NE(no_log.out.find("no log.jsonl there"), std::string::npos) << no_log.out;
+  // A log of another search (another seed) is not resumed.
+  const fs::path logdir = dir / "log";
+  ASSERT_EQ(run("optimize " + k0 + " --launch " + launch + " -o " + (dir / "y.co").string() +
+                " --budget 2 --seed 1 --log " + logdir.string()).code == 2,
+            false);
+  auto other = run("optimize " + k0 + " --launch " + launch + " -o " + (dir / "y.co").string() +
+                   " --budget 2 --seed 2 --resume " + logdir.string());
+  EXPECT_EQ(other.code, 2) << other.out;
+  EXPECT_NE(other.out.find("another search: seed"), std::string::npos) << other.out;
+  auto again = run("optimize " + k0 + " --launch " + launch + " -o " + (dir / "y.co").string() + " --log " + logdir.string());
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.out.find("already holds a log"), std::string::npos) << again.out;
+}
+
+}  // namespace

@@ -1,0 +1,348 @@
+// `asmevo optimize`: the correctness-gated search (agent/search.hpp) from the command line.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "asmevo/agent/builtin_proposer.hpp"
+#include "asmevo/agent/curl_transport.hpp"
+#include "asmevo/agent/llm.hpp"
+#include "asmevo/agent/report.hpp"
+#include "asmevo/agent/search.hpp"
+#include "asmevo/ir/printer.hpp"
+#include "asmevo/support/file.hpp"
+#include "asmevo/support/text_diff.hpp"
+#include "asmevo/verify/code_object.hpp"
+#include "asmevo/verify/emu_executor.hpp"
+#include "asmevo/verify/hip/executor.hpp"
+#include "asmevo/verify/launch_spec.hpp"
+#include "cli.hpp"
+#include "edit_script_schema.hpp"
+#include "verbs.hpp"
+
+namespace asmevo::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+/// The progress line: rewritten in place on a terminal, one line per attempt otherwise (a log file stays readable).
+void print_progress(const agent::Progress& p, bool tty) {
+  std::ostringstream s;
+  s << "optimize: attempt " << p.attempts << "/" << p.budget << (p.replayed ? " (replayed from the log)" : "")
+    << ", accepted " << p.accepted << ", best " << fixed(p.best_speedup, 3) << "x, tokens " << p.tokens.total()
+    << (p.tokens.estimated ? " (some estimated)" : "") << ", " << fixed(p.seconds, 1) << " s";
+  if (tty) std::cerr << "\r" << s.str() << "\x1b[K" << std::flush;
+  else std::cerr << s.str() << "\n";
+}
+
+/// The launched kernel's code as text (for the diff): the program printed without ids.
+std::string program_text(const Program& p) {
+  PrintOptions po;
+  po.ids = false;
+  return print_program(p, po);
+}
+
+/// The report's data from the search's result.
+agent::ReportData report_data(const agent::SearchResult& r, const std::string& kernel, const std::string& target,
+                              const std::string& k0, const std::string& k1, const std::string& executor, bool verified,
+                              std::uint64_t seed, const std::string& reverify) {
+  agent::ReportData d;
+  d.kernel = kernel;
+  d.target = target;
+  d.k0_path = k0;
+  d.k1_path = verified ? k1 : std::string("(not written)");
+  d.executor = executor;
+  d.modeled = r.modeled;
+  d.cost_before = r.cost_before;
+  d.cost_after = r.cost_after;
+  d.speedup = r.speedup();
+  d.verified = verified;
+  d.attempts = r.attempts;
+  d.accepted = r.accepted;
+  d.tokens = r.tokens.total();
+  d.seconds = r.seconds;
+  d.seed = seed;
+  for (const auto& l : r.lineages) {
+    agent::ReportLineage rl;
+    rl.index = l.index;
+    rl.proposer = l.proposer;
+    rl.strategy = l.strategy;
+    rl.best = l.best;
+    d.lineages.push_back(std::move(rl));
+  }
+  for (const auto& rec : r.records) {
+    const auto li = rec.value("lineage", 0u);
+    if (li >= d.lineages.size()) continue;
+    agent::ReportSeriesPoint pt;
+    pt.attempt = rec.value("attempt", std::uint64_t{0});
+    if (rec.contains("cost") && rec["cost"].is_number()) pt.cost = rec["cost"].get<double>();
+    pt.outcome = rec.value("outcome", std::string());
+    pt.summary = rec.value("summary", std::string());
+    if (pt.outcome == "accepted")
+      d.accepted_steps.push_back({pt.attempt, li, pt.summary, rec.value("parent_cost", 0.0), pt.cost});
+    d.lineages[li].attempts.push_back(std::move(pt));
+  }
+  if (r.improved) d.diff = unified_diff(program_text(r.k0_program), program_text(r.k1_program), k0, k1);
+  auto profile = [](const auto& prof, const std::vector<agent::HotSpot>& hot, std::vector<agent::ReportHotInst>& insts,
+                    std::vector<agent::ReportHotWindow>& windows) {
+    for (const auto& [id, text, cyc] : prof) insts.push_back({id, text, cyc});
+    for (const auto& h : hot)
+      windows.push_back({"i" + std::to_string(h.first.value), "i" + std::to_string(h.last.value), h.share});
+  };
+  profile(r.profile_before, r.hot_before, d.insts_before, d.hot_before);
+  profile(r.profile_after, r.hot_after, d.insts_after, d.hot_after);
+  d.notes.push_back("Every accepted candidate verified equivalent to K0 (static checks, then every shape and trial of "
+                    "the launch) before it was timed; a candidate that failed was never timed.");
+  if (r.modeled)
+    d.notes.push_back("Costs are modeled cycles of the emulator's cost model (verify/emu/timing_params.hpp), not "
+                      "measurements.");
+  if (!reverify.empty()) d.notes.push_back("Final re-verification of K1 on fresh schedule seeds: " + reverify);
+  d.notes.push_back("Stopped by " + r.stopped_by + ".");
+  return d;
+}
+
+}  // namespace
+
+int cmd_optimize(int argc, char** argv) {
+  auto a = parse_args(argc, argv,
+                      {"--launch", "-o", "--budget", "--seed", "--lineages", "--executor", "--log", "--resume", "--report",
+                       "--tokens", "--time", "--min-gain", "--stall", "--llm", "--model", "--llm-key", "--llm-timeout"},
+                      {"--json"});
+  if (!a.errors.empty()) return usage_error(a.errors.front());
+  if (a.pos.size() != 1)
+    return usage_error("optimize takes one code object: asmevo optimize K0.co --launch L.json -o K1.co [--budget N] "
+                       "[--seed S] [--executor emu|hip] [--log DIR] [--resume DIR] [--report R.html] [--json]");
+  const auto lp = a.opt.find("--launch");
+  if (lp == a.opt.end()) return usage_error("optimize needs --launch L.json (DESIGN.md \"Launch spec\")");
+  const auto out = a.opt.find("-o");
+  if (out == a.opt.end()) return usage_error("optimize needs -o K1.co");
+  const bool json = a.opt.count("--json") != 0;
+  int rc = 0;
+  agent::SearchOptions so;
+  auto budget = number_opt(a, "--budget", so.budget, 0, 1u << 24, rc);
+  auto seed = number_opt(a, "--seed", so.seed, 0, ~std::uint64_t{0}, rc);
+  auto lineages = number_opt(a, "--lineages", so.lineages, 1, 64, rc);
+  auto stall = number_opt(a, "--stall", so.stall_after, 1, 1u << 20, rc);
+  if (!budget || !seed || !lineages || !stall) return rc;
+  so.budget = *budget;
+  so.seed = *seed;
+  so.lineages = static_cast<std::uint32_t>(*lineages);
+  so.stall_after = static_cast<std::uint32_t>(*stall);
+  if (a.opt.count("--tokens")) {
+    auto t = number_opt(a, "--tokens", 0, 1, ~std::uint64_t{0}, rc);
+    if (!t) return rc;
+    so.token_budget = *t;
+  }
+  for (const auto& [flag, field] : {std::pair{"--time", &so.wall_seconds}}) {
+    if (!a.opt.count(flag)) continue;
+    char* end = nullptr;
+    const double v = std::strtod(a.opt[flag].c_str(), &end);
+    if (!end || *end || !(v > 0)) return usage_error(std::string(flag) + " takes a positive number of seconds; got '" + a.opt[flag] + "'");
+    *field = v;
+  }
+  if (a.opt.count("--min-gain")) {
+    char* end = nullptr;
+    const double v = std::strtod(a.opt["--min-gain"].c_str(), &end);
+    if (!end || *end || !(v >= 0) || v >= 1)
+      return usage_error("--min-gain takes a fraction in [0, 1) (0.001 = 0.1%); got '" + a.opt["--min-gain"] + "'");
+    so.min_gain = v;
+  }
+  std::string executor = "emu";
+  if (auto e = a.opt.find("--executor"); e != a.opt.end()) executor = e->second;
+  if (executor != "emu" && executor != "hip") return usage_error("--executor takes emu or hip; got '" + executor + "'");
+
+  // Outputs may overwrite no input.
+  std::vector<std::string> inputs{a.pos[0], lp->second};
+  for (const char* flag : {"-o", "--report"})
+    if (auto o = a.opt.find(flag); o != a.opt.end())
+      for (const auto& in : inputs)
+        if (same_file(o->second, in)) return usage_error(std::string(flag) + " '" + o->second + "' would overwrite the input '" + in + "'");
+  if (a.opt.count("--report") && same_file(a.opt["--report"], out->second))
+    return usage_error("--report and -o name the same file");
+
+  // The log: --log DIR starts one (refusing to clobber an existing log), --resume DIR continues one.
+  std::optional<fs::path> log_file;
+  const bool resuming = a.opt.count("--resume") != 0;
+  if (a.opt.count("--log") && resuming && a.opt["--log"] != a.opt["--resume"])
+    return usage_error("--log and --resume name different folders; --resume DIR goes on logging in DIR");
+  if (resuming) {
+    log_file = fs::path(a.opt["--resume"]) / "log.jsonl";
+    std::error_code ec;
+    if (!fs::exists(*log_file, ec)) return usage_error("--resume " + a.opt["--resume"] + ": no log.jsonl there to resume");
+  } else if (a.opt.count("--log")) {
+    std::error_code ec;
+    fs::create_directories(a.opt["--log"], ec);
+    if (ec) return report(Diag{DiagCode::io_error, "--log " + a.opt["--log"] + ": cannot create the folder: " + ec.message()});
+    log_file = fs::path(a.opt["--log"]) / "log.jsonl";
+    if (fs::exists(*log_file, ec))
+      return usage_error("--log " + a.opt["--log"] + " already holds a log; use --resume " + a.opt["--log"] +
+                         " to continue it, or another folder");
+  }
+
+  auto launch_text = read_file(lp->second);
+  if (!launch_text) return report(launch_text.error());
+  auto shapes = verify::read_launch_file(lp->second);
+  if (!shapes) return report(shapes.error());
+  auto k0 = verify::load_code_object(a.pos[0]);
+  if (!k0) return report(k0.error());
+
+  // Proposers: the built-in one always; with --llm (or ASMEVO_LLM_URL set and --model given) an LLM one too, and
+  // the lineages alternate between them (LLM first), so that composition can merge what each found.
+  std::vector<agent::ProposerSlot> proposers;
+  const bool use_llm = a.opt.count("--llm") != 0;
+  if (!use_llm && (a.opt.count("--model") || a.opt.count("--llm-key") || a.opt.count("--llm-timeout")))
+    return usage_error("--model, --llm-key and --llm-timeout go with --llm URL");
+  if (use_llm) {
+    agent::LlmFlags lf;
+    lf.url = a.opt["--llm"];
+    if (a.opt.count("--model")) lf.model = a.opt["--model"];
+    if (a.opt.count("--llm-key")) lf.key = a.opt["--llm-key"];
+    if (a.opt.count("--llm-timeout")) {
+      char* end = nullptr;
+      const double v = std::strtod(a.opt["--llm-timeout"].c_str(), &end);
+      if (!end || *end || !(v > 0)) return usage_error("--llm-timeout takes a positive number of seconds");
+      lf.timeout_s = v;
+    }
+    lf.seed = so.seed;
+    auto cfg = agent::llm_config(lf);
+    if (!cfg) return report(cfg.error());
+    agent::PromptOptions po;
+    po.schema = std::string(edit_script_schema);
+    auto llm = std::make_shared<agent::LlmProposer>(std::move(*cfg), agent::curl_transport(), std::move(po));
+    proposers.push_back(agent::slot_of(llm, {"shorten the critical path of the hot window", "hide memory latency",
+                                             "remove waits and nops the window does not need"}));
+  }
+  {
+    std::vector<std::string> st;
+    for (const auto s : agent::BuiltinProposer::strategies) st.emplace_back(s);
+    proposers.push_back(agent::slot_of(std::make_shared<agent::BuiltinProposer>(), st));
+  }
+
+  const bool tty = ::isatty(2) != 0;
+  auto drive = [&](auto& exec) -> Expected<agent::SearchResult> {
+    agent::Search search(*k0, *shapes, exec, proposers, so, *launch_text);
+    if (log_file) search.log_to(*log_file);
+    if (resuming) {
+      auto log = agent::Search<std::remove_reference_t<decltype(exec)>>::read_log(*log_file);
+      if (!log) return unexpected(std::move(log).error());
+      search.resume_from(std::move(log->first), std::move(log->second));
+    }
+    search.on_progress([&](const agent::Progress& p) { print_progress(p, tty); });
+    auto r = search.run();
+    if (tty) std::cerr << "\n";
+    return r;
+  };
+  Expected<agent::SearchResult> res = fail(DiagCode::internal, "no executor ran");
+  std::optional<bool> reverified;
+  std::string reverify_reason;
+  auto final_check = [&](auto& exec, const agent::SearchResult& r) {
+    // The written K1 verified when it was accepted; check it once more with schedule seeds the search did not use.
+    auto k1 = verify::code_object_from_bytes(std::vector<std::uint8_t>(r.k1), out->second);
+    if (!k1) {
+      reverified = false;
+      reverify_reason = k1.error().str();
+      return;
+    }
+    verify::VerifyOptions vo = so.verify;
+    vo.seed = so.verify.seed + 7919;
+    auto v = verify::differential_verify(*k0, *k1, *shapes, exec, vo);
+    reverified = v && v->verdict == verify::Verdict::equivalent;
+    reverify_reason = v ? v->reason : v.error().str();
+  };
+  if (executor == "emu") {
+    verify::EmuExecutor ex;
+    res = drive(ex);
+    if (res && res->improved) final_check(ex, *res);
+  } else {
+    auto ex = hip::HipExecutor::open();
+    if (!ex) {
+      std::cerr << "asmevo: " << ex.error().message << "\n";
+      return ex.error().code == DiagCode::internal ? exit_internal : exit_bad_input;
+    }
+    res = drive(*ex);
+    if (res && res->improved) final_check(*ex, *res);
+  }
+  if (!res) return report(res.error());
+  const agent::SearchResult& r = *res;
+  const bool verified = r.improved && reverified.value_or(false);
+  if (r.improved && verified)
+    if (auto w = write_file_atomic(out->second, std::string_view(reinterpret_cast<const char*>(r.k1.data()), r.k1.size())); !w)
+      return report(w.error());
+
+  if (auto rp = a.opt.find("--report"); rp != a.opt.end()) {
+    const auto d = report_data(r, (*shapes)[so.timed_shape].kernel, std::string(to_string(k0->module.target)), a.pos[0],
+                               out->second, executor, verified, so.seed, reverify_reason);
+    if (auto w = write_file_atomic(rp->second, agent::render_report(d)); !w) return report(w.error());
+  }
+
+  const std::string unit = r.modeled ? "modeled cycles" : "us (measured median)";
+  if (json) {
+    nlohmann::json j;
+    j["kernel"] = (*shapes)[so.timed_shape].kernel;
+    j["executor"] = executor;
+    j["modeled"] = r.modeled;
+    if (r.modeled) {
+      j["modeled_cycles_before"] = r.cost_before;
+      j["modeled_cycles_after"] = r.cost_after;
+    } else {
+      j["measured_us_before"] = r.cost_before;
+      j["measured_us_after"] = r.cost_after;
+    }
+    j["speedup"] = r.speedup();
+    j["improved"] = r.improved;
+    j["verified"] = verified;
+    if (r.improved) j["reverify"] = reverify_reason;
+    j["output"] = verified ? nlohmann::json(out->second) : nlohmann::json();
+    j["attempts"] = r.attempts;
+    j["replayed"] = r.replayed;
+    j["accepted"] = r.accepted;
+    j["tokens"] = {{"prompt", r.tokens.prompt}, {"completion", r.tokens.completion}, {"total", r.tokens.total()},
+                   {"estimated", r.tokens.estimated}};
+    j["seconds"] = r.seconds;
+    j["stopped_by"] = r.stopped_by;
+    j["seed"] = so.seed;
+    nlohmann::json ls = nlohmann::json::array();
+    for (const auto& l : r.lineages)
+      ls.push_back({{"lineage", l.index}, {"proposer", l.proposer}, {"strategy", l.strategy}, {"cost", l.cost},
+                    {"attempts", l.attempts}, {"accepted", l.accepted}});
+    j["lineages"] = std::move(ls);
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& rec : r.records)
+      if (rec.value("outcome", std::string()) == "accepted")
+        steps.push_back({{"attempt", rec["attempt"]}, {"lineage", rec["lineage"]}, {"summary", rec.value("summary", std::string())},
+                         {"cost_before", rec.value("parent_cost", 0.0)}, {"cost_after", rec.value("cost", 0.0)}});
+    j["accepted_steps"] = std::move(steps);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "optimize: " << (*shapes)[so.timed_shape].kernel << ": " << fixed(r.cost_before, 0) << " -> "
+              << fixed(r.cost_after, 0) << " " << unit << ", speedup " << fixed(r.speedup(), 3) << "x ("
+              << r.attempts << " attempts, " << r.accepted << " accepted, " << r.tokens.total() << " tokens, "
+              << fixed(r.seconds, 1) << " s, stopped by " << r.stopped_by << ")\n";
+    if (!r.improved) std::cout << "optimize: no verified candidate was faster than K0; nothing written\n";
+    else if (!verified)
+      std::cout << "optimize: the best candidate did not verify again on fresh schedule seeds (" << reverify_reason
+                << "); nothing written\n";
+    else
+      std::cout << "optimize: K1 verified equivalent to K0 on every shape and trial of " << lp->second << "; written to "
+                << out->second << "\n";
+  }
+  return verified ? exit_ok : exit_negative;
+}
+
+}  // namespace asmevo::cli
