@@ -233,6 +233,46 @@ TEST_F(OptimizeCli, TheLlmPathEndToEndAgainstAScriptedLoopbackServer) {
   EXPECT_EQ(logged, j["tokens"]["total"].get<std::uint64_t>());
 }
 
+TEST_F(OptimizeCli, AResumedLogIsCheckedNotTrusted) {
+  const fs::path logdir = dir / "log", k1 = dir / "k1.co";
+  auto a = run("optimize " + k0 + " --launch " + launch + " -o " + k1.string() + common + " --log " + logdir.string() +
+                   " --json",
+               false);
+  ASSERT_EQ(a.code, 0) << a.out;
+  const std::string good = slurp(logdir / "log.jsonl");
+  // A record cut short by a kill (no newline) is dropped, and the run goes on from there.
+  {
+    std::ofstream(logdir / "log.jsonl", std::ios::app) << R"({"attempt": 12, "lineage": 0, "ki)";
+    auto r = run("optimize " + k0 + " --launch " + launch + " -o " + k1.string() + " --budget 14 --seed 5 --lineages 2" +
+                     " --resume " + logdir.string() + " --json",
+                 false);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["replayed"].get<int>(), 12);
+    EXPECT_EQ(attempts_of(logdir / "log.jsonl").size(), 14u);
+  }
+  // An accepted record whose cost was edited does not replay: the candidate is verified and timed again.
+  std::string edited;
+  {
+    std::istringstream in(good);
+    std::string line;
+    bool done = false;
+    while (std::getline(in, line)) {
+      if (!done && line.find("\"outcome\":\"accepted\"") != std::string::npos) {
+        auto j = nlohmann::json::parse(line);
+        j["cost"] = j["cost"].get<double>() - 100;
+        line = j.dump();
+        done = true;
+      }
+      edited += line + "\n";
+    }
+    ASSERT_TRUE(done) << good;
+  }
+  std::ofstream(logdir / "log.jsonl", std::ios::trunc) << edited;
+  auto t = run("optimize " + k0 + " --launch " + launch + " -o " + k1.string() + common + " --resume " + logdir.string());
+  EXPECT_EQ(t.code, 2) << t.out;
+  EXPECT_NE(t.out.find("but it times at"), std::string::npos) << t.out;
+}
+
 TEST_F(OptimizeCli, BadUsageIsRefusedWithAMessage) {
   auto same = run("optimize " + k0 + " --launch " + launch + " -o " + k0);
   EXPECT_EQ(same.code, 2);

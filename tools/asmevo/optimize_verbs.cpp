@@ -173,8 +173,19 @@ int cmd_optimize(int argc, char** argv) {
     if (auto o = a.opt.find(flag); o != a.opt.end())
       for (const auto& in : inputs)
         if (same_file(o->second, in)) return usage_error(std::string(flag) + " '" + o->second + "' would overwrite the input '" + in + "'");
-  if (a.opt.count("--report") && same_file(a.opt["--report"], out->second))
+  auto same_path = [](const std::string& x, const std::string& y) {
+    std::error_code e1, e2;
+    return same_file(x, y) || fs::weakly_canonical(x, e1) == fs::weakly_canonical(y, e2);
+  };
+  if (a.opt.count("--report") && same_path(a.opt["--report"], out->second))
     return usage_error("--report and -o name the same file");
+  {
+    // K1's folder must exist before hours of search, not when K1 is written.
+    std::error_code ec;
+    const fs::path parent = fs::path(out->second).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      return usage_error("-o '" + out->second + "': no folder '" + parent.string() + "' to write it in");
+  }
 
   // The log: --log DIR starts one (refusing to clobber an existing log), --resume DIR continues one.
   std::optional<fs::path> log_file;
@@ -195,6 +206,10 @@ int cmd_optimize(int argc, char** argv) {
                          " to continue it, or another folder");
   }
 
+  if (log_file)
+    for (const char* flag : {"-o", "--report"})
+      if (auto o = a.opt.find(flag); o != a.opt.end() && same_path(o->second, log_file->string()))
+        return usage_error(std::string(flag) + " '" + o->second + "' would overwrite the search's log");
   auto launch_text = read_file(lp->second);
   if (!launch_text) return report(launch_text.error());
   auto shapes = verify::read_launch_file(lp->second);
@@ -299,12 +314,12 @@ int cmd_optimize(int argc, char** argv) {
     j["modeled"] = r.modeled;
     if (r.modeled) {
       j["modeled_cycles_before"] = r.cost_before;
-      j["modeled_cycles_after"] = r.cost_after;
+      j["modeled_cycles_after"] = verified ? r.cost_after : r.cost_before;
     } else {
       j["measured_us_before"] = r.cost_before;
-      j["measured_us_after"] = r.cost_after;
+      j["measured_us_after"] = verified ? r.cost_after : r.cost_before;
     }
-    j["speedup"] = r.speedup();
+    j["speedup"] = verified ? r.speedup() : 1.0;  // what the written K1 gives (nothing written: 1)
     j["improved"] = r.improved;
     j["verified"] = verified;
     if (r.improved) j["reverify"] = reverify_reason;
@@ -331,7 +346,8 @@ int cmd_optimize(int argc, char** argv) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "optimize: " << (*shapes)[so.timed_shape].kernel << ": " << fixed(r.cost_before, 0) << " -> "
-              << fixed(r.cost_after, 0) << " " << unit << ", speedup " << fixed(r.speedup(), 3) << "x ("
+              << fixed(verified ? r.cost_after : r.cost_before, 0) << " " << unit << ", speedup "
+              << fixed(verified ? r.speedup() : 1.0, 3) << "x ("
               << r.attempts << " attempts, " << r.accepted << " accepted, " << r.tokens.total() << " tokens, "
               << fixed(r.seconds, 1) << " s, stopped by " << r.stopped_by << ")\n";
     if (!r.improved) std::cout << "optimize: no verified candidate was faster than K0; nothing written\n";

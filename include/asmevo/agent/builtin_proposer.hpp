@@ -3,9 +3,9 @@
 //
 //  - "schedule": the schedule pass over the window (a random region size), then waitcnt-min and nop-min.
 //  - "hoist":    move one memory load of the window's blocks earlier, past the independent instructions above it and past the
-//                s_waitcnts in between (each gets one more outstanding operation of the load's counter, so it still
-//                retires exactly what it did: vmcnt and LDS-only lgkmcnt retire in issue order, MI300 ISA (CDNA3)
-//                §4.4 "S_WAITCNT"), then waitcnt-min. Loads issued earlier hide their latency behind more work.
+//                s_waitcnts in between (a vmcnt(N) wait becomes vmcnt(N+1), so it still retires exactly what it
+//                did: VMEM returns in issue order, MI300 ISA (CDNA3) §4.4 "S_WAITCNT"; a wait on lgkmcnt, which
+//                SMEM retires out of order, is crossed only when it waits for nothing there), then waitcnt-min. Loads issued earlier hide their latency behind more work.
 //  - "sink":     move one s_waitcnt of the window's blocks (weighted by its modeled stall) later, past instructions that read nothing it retires, so that
 //                independent work runs while the memory operations complete; then waitcnt-min.
 //  - "passes":   one of the cleanup passes or pipelines (waitcnt-min, nop-min, peephole, dce, load-widen,
@@ -47,7 +47,13 @@ using Json = nlohmann::json;
   return e;
 }
 
-[[nodiscard]] inline const isa::FormInfo& form_of(const Inst& in) { return isa::forms(in.target)[in.form]; }
+/// The instruction's form; a form index outside the target's table (a program built by hand) is s_nop-like: no
+/// properties, no mnemonic anything matches.
+[[nodiscard]] inline const isa::FormInfo& form_of(const Inst& in) {
+  static const isa::FormInfo none{};
+  const auto forms = isa::forms(in.target);
+  return in.form < forms.size() ? forms[in.form] : none;
+}
 
 [[nodiscard]] inline bool is_wait(const Inst& in) { return form_of(in).mnemonic == "s_waitcnt"; }
 
@@ -231,8 +237,11 @@ class BuiltinProposer {
       const Inst& above = p.items[c.run->items[j]].inst;
       if (bd::is_wait(above)) {
         const Waitcnt w = decode_waitcnt(p.target, static_cast<std::uint16_t>(above.ops.empty() ? 0 : above.ops[0].imm));
-        if ((vm && w.get(Counter::vm) != vm_max && w.get(Counter::vm) + 1 >= vm_max) ||
-            (lgkm && w.get(Counter::lgkm) != lgkm_max && w.get(Counter::lgkm) + 1 >= lgkm_max))
+        // lgkmcnt also counts SMEM, which returns out of order, and FLAT counts in both counters: a wait that
+        // counts them is crossed only when it waits for nothing on them. vmcnt retires VMEM in issue order, so a
+        // VMEM load crosses a vmcnt(N) wait that becomes vmcnt(N+1).
+        if ((lgkm && w.get(Counter::lgkm) != lgkm_max) || (lgkm && vm && w.get(Counter::vm) != vm_max) ||
+            (vm && w.get(Counter::vm) != vm_max && w.get(Counter::vm) + 1 >= vm_max))
           break;
         waits.push_back(j);
         top = j;
@@ -306,13 +315,15 @@ class BuiltinProposer {
     for (const auto& c : cands) ws.push_back(c.weight);
     const Cand c = cands[bd::pick_weighted(rng, ws)];
     // How far down: past instructions that are not memory operations, waits or barriers, and that read and write no
-    // register a memory operation above the wait in this block writes (what the wait may retire). Loads issued in
-    // earlier blocks are not looked for: the static checker and the verifier reject a step too far.
+    // register a memory operation above the wait in this block, or anywhere in another block, writes (what the wait
+    // may retire). The static checker and the verifier still decide.
     std::vector<unsigned> pending;
-    for (std::size_t j = 0; j < c.pos; ++j) {
+    const std::size_t wait_item = c.run->items[c.pos], block_end = c.run->items.back();
+    for (std::size_t i = 0; i < p.items.size(); ++i) {
       using namespace isa::prop;
-      if (!(bd::form_of(p.items[c.run->items[j]].inst).props & (vm_cnt | lgkm_cnt | exp_cnt))) continue;
-      const std::size_t one[] = {c.run->items[j]};
+      if (p.items[i].kind != Item::Kind::inst || (i > wait_item && i <= block_end)) continue;  // not below it here
+      if (!(bd::form_of(p.items[i].inst).props & (vm_cnt | lgkm_cnt | exp_cnt))) continue;
+      const std::size_t one[] = {i};
       const auto w = analysis::build_dependences(p, one).nodes[0].writes;
       pending.insert(pending.end(), w.begin(), w.end());
     }
@@ -323,6 +334,7 @@ class BuiltinProposer {
       const auto props = bd::form_of(in).props;
       using namespace isa::prop;
       if (props & (sopp | branch | terminator | vm_cnt | lgkm_cnt | exp_cnt | side_effects)) break;
+      if (!analysis::barrier_reason(in).empty()) break;  // s_getpc_b64, PC-relative literals, ...
       const std::size_t one[] = {c.run->items[j]};
       const auto dn = analysis::build_dependences(p, one).nodes[0];
       bool touches = false;

@@ -222,6 +222,10 @@ class Search {
                 {"min_gain", opt_.min_gain},
                 {"timed_shape", opt_.timed_shape},
                 {"executor", std::string(std::string_view(exec_.name()))},
+                {"hot_windows", opt_.hot_windows},
+                {"verify", {{"schedules", opt_.verify.schedules}, {"static_checks", opt_.verify.static_checks},
+                            {"seed", opt_.verify.seed}, {"trials", opt_.verify.trials ? Json(*opt_.verify.trials) : Json()},
+                            {"state_check", opt_.verify.state_check}}},
                 {"proposers", names}};
   }
 
@@ -287,7 +291,7 @@ class Search {
     }
     if (log_path_) {
       std::string text = head.dump() + "\n";
-      for (const auto& r : resume_) text += r.dump() + "\n";
+      for (const auto& r : resume_) text += r.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
       if (auto w = write_file_atomic(*log_path_, text); !w) return unexpected(std::move(w).error());
     }
 
@@ -311,7 +315,8 @@ class Search {
       }
       Json rec = live_attempt(attempt);
       if (log_path_)
-        if (auto w = append_line(*log_path_, rec.dump()); !w) return unexpected(std::move(w).error());
+        if (auto w = append_line(*log_path_, rec.dump(-1, ' ', false, Json::error_handler_t::replace)); !w)
+          return unexpected(std::move(w).error());
       res.records.push_back(std::move(rec));
       report_progress(res, t0, false);
     }
@@ -355,6 +360,7 @@ class Search {
     bool exact_recount = false;                 ///< a pass that lowers register counts ran: recount exactly
     std::vector<PastAttempt> history;
     std::vector<Json> accepted;                 ///< the scripts accepted, in order
+    std::vector<std::string> origins;           ///< per accepted script: "L<lineage>#<attempt>" that first found it
     std::vector<std::size_t> merged;            ///< per other lineage: how many of its accepted scripts were tried here
     std::vector<std::pair<std::uint64_t, double>> best;
     std::uint64_t attempts = 0, accepts = 0;
@@ -415,17 +421,26 @@ class Search {
     if (!r) return unexpected(std::move(r).error());
     if (!r->ok() || !r->timing)
       return fail(DiagCode::usage, co.path + " does not run cleanly on the launch's timed shape: " + r->stop.message);
-    const auto from = search_detail::inst_ids(co.module.program), to = search_detail::inst_ids(prog);
-    if (from.size() != to.size())
-      return fail(DiagCode::internal, "the rebuilt program has " + std::to_string(from.size()) + " instructions, its source " +
-                                          std::to_string(to.size()));
+    // The rebuilt object's instructions, matched to the program's: the same sequence up to what the rebuild adds
+    // (alignment padding), matched by text as the verifier aligns code (verify::align).
+    std::vector<InstId> from, to;
+    {
+      const auto rebuilt = search_detail::inst_ids(co.module.program), source = search_detail::inst_ids(prog);
+      std::unordered_map<std::string, std::uint32_t> tok;
+      auto tokens = [&](const Program& q) {
+        std::vector<std::uint32_t> t;
+        for (const auto& it : q.items)
+          if (it.kind == Item::Kind::inst)
+            t.push_back(tok.emplace(print_inst(it.inst), static_cast<std::uint32_t>(tok.size())).first->second);
+        return t;
+      };
+      const auto ta = tokens(co.module.program), tb = tokens(prog);
+      for (const auto& [x, y] : verify::align(ta, tb)) from.push_back(rebuilt[x]), to.push_back(source[y]);
+    }
     std::unordered_map<std::uint32_t, std::size_t> ord;
     for (std::size_t i = 0; i < from.size(); ++i) ord[from[i].value] = i;
     std::unordered_map<std::uint32_t, const emu::InstTiming*> timing;
     for (const auto& it : r->timing->instructions) timing[it.id.value] = &it;
-    std::vector<const Inst*> insts;
-    for (const auto& it : prog.items)
-      if (it.kind == Item::Kind::inst) insts.push_back(&it.inst);
     std::vector<HotSpot> hot;
     for (const auto& w : r->timing->hot_windows) {
       if (hot.size() >= opt_.hot_windows) break;
@@ -438,7 +453,7 @@ class Search {
       for (std::size_t i = a->second; i <= b->second && i < to.size(); ++i) {
         HotInst hi;
         hi.id = to[i];
-        hi.text = print_inst(*insts[i]);
+        if (const Inst* in = prog.find(to[i])) hi.text = print_inst(*in);
         if (const auto t = timing.find(from[i].value); t != timing.end()) {
           hi.executions = t->second->executions;
           hi.issue = t->second->issue;
@@ -533,7 +548,7 @@ class Search {
 
   /// After an attempt on lineage `l`: its history, stall count and redirection; on acceptance, its new state.
   void settle(Lineage& l, const Json& rec, std::optional<Candidate> cand, const verify::TimeOutcome& time,
-              const std::vector<Json>& scripts) {
+              const std::vector<Json>& scripts, const std::vector<std::string>& origins = {}) {
     ++l.attempts;
     PastAttempt pa;
     pa.index = rec.value("attempt", std::uint64_t{0});
@@ -552,7 +567,11 @@ class Search {
       l.exact_recount = cand->exact_recount;
       l.time = time;
       l.hot_fresh = false;
-      for (const auto& s : scripts) l.accepted.push_back(s);
+      for (std::size_t k = 0; k < scripts.size(); ++k) {
+        l.accepted.push_back(scripts[k]);
+        l.origins.push_back(k < origins.size() ? origins[k]
+                                               : "L" + std::to_string(l.index) + "#" + std::to_string(index));
+      }
       l.best.emplace_back(index + 1, time.median);
       l.stall = 0;
       ++l.accepts;
@@ -576,17 +595,26 @@ class Search {
       std::optional<std::uint32_t> from;
       for (const auto& o : lineages_) {
         if (o.index == b) continue;
-        const std::size_t tried = o.index < best.merged.size() ? best.merged[o.index] : 0;
-        if (o.accepted.size() > tried && (!from || o.time.median < lineages_[*from].time.median)) from = o.index;
+        if (!compose_scripts(best, o).first.empty() && (!from || o.time.median < lineages_[*from].time.median))
+          from = o.index;
       }
       if (from) return {b, from};
     }
     return {static_cast<std::uint32_t>((a / (L + 1)) % L), std::nullopt};
   }
 
-  [[nodiscard]] std::vector<Json> compose_scripts(const Lineage& into, const Lineage& from) const {
+  /// The scripts `from` accepted that `into` has not tried yet, with their origins; a script `into` already holds
+  /// (it came from `into` itself, or from a third lineage both merged) is left out.
+  [[nodiscard]] std::pair<std::vector<Json>, std::vector<std::string>> compose_scripts(const Lineage& into,
+                                                                                       const Lineage& from) const {
     const std::size_t tried = from.index < into.merged.size() ? into.merged[from.index] : 0;
-    return std::vector<Json>(from.accepted.begin() + static_cast<std::ptrdiff_t>(tried), from.accepted.end());
+    std::pair<std::vector<Json>, std::vector<std::string>> out;
+    for (std::size_t k = tried; k < from.accepted.size(); ++k) {
+      if (std::find(into.origins.begin(), into.origins.end(), from.origins[k]) != into.origins.end()) continue;
+      out.first.push_back(from.accepted[k]);
+      out.second.push_back(from.origins[k]);
+    }
+    return out;
   }
   void mark_merged(Lineage& into, const Lineage& from) {
     if (into.merged.size() < lineages_.size()) into.merged.resize(lineages_.size(), 0);
@@ -618,14 +646,19 @@ class Search {
     Lineage& l = lineages_[li];
     Json rec{{"attempt", a}, {"lineage", li}};
     std::vector<Json> scripts;
+    std::vector<std::string> origins;
+    Candidate cand;
+    std::pair<std::string, std::string> built;
     if (from) {
       rec["kind"] = "compose";
       rec["from"] = *from;
-      scripts = compose_scripts(l, lineages_[*from]);
+      std::tie(scripts, origins) = compose_scripts(l, lineages_[*from]);
       rec["script"] = Json{{"compose", scripts}};
+      rec["origins"] = origins;
       rec["summary"] = "compose: lineage " + std::to_string(*from) + "'s " + std::to_string(scripts.size()) +
                        " accepted script(s) on top of lineage " + std::to_string(li);
       mark_merged(l, lineages_[*from]);
+      built = build(l, scripts, cand);
     } else {
       rec["kind"] = "propose";
       const ProposerSlot& ps = proposers_[l.proposer];
@@ -652,37 +685,49 @@ class Search {
       rec["focus"] = rq.focus < rq.hot.size() ? Json{{"first", "i" + std::to_string(rq.hot[rq.focus].first.value)},
                                                       {"last", "i" + std::to_string(rq.hot[rq.focus].last.value)}}
                                               : Json();
-      // A script this lineage already tried on the same program is not tried again: the proposer is asked again
-      // (with the next seed) a few times, its tokens counted each time.
-      Proposal p = ps.propose(rq);
-      TokenUsage asked = p.tokens;
-      for (int again = 0; again < 6 && p.script && tried_here(l, *p.script); ++again) {
-        rq.seed = search_detail::mix(rq.seed, li, a + 1);
+      // A script this lineage already tried on its current program, or one that changes nothing, costs no
+      // verification and no attempt: the proposer is asked again (the next seed) up to five more times, its tokens
+      // counted each time.
+      Proposal p;
+      TokenUsage asked;
+      std::vector<Json> seen;
+      std::string why_not, summary;
+      bool have = false;
+      for (int k = 0; k < 6; ++k) {
+        if (k) rq.seed = search_detail::mix(rq.seed, li, a + 1);
         p = ps.propose(rq);
         asked += p.tokens;
+        rec["asked"] = k + 1;
+        if (!p.script) {
+          why_not = p.failure;
+          break;
+        }
+        if (tried_here(l, *p.script) || std::find(seen.begin(), seen.end(), *p.script) != seen.end()) {
+          why_not = "every proposal was one this lineage already tried on its current program";
+          continue;
+        }
+        seen.push_back(*p.script);
+        summary = p.summary;
+        built = build(l, {*p.script}, cand);
+        have = true;
+        if (built.first != "unchanged") break;
       }
-      if (p.script && tried_here(l, *p.script)) {
-        p.failure = "every proposal was one this lineage already tried on its current program";
-        p.script.reset();
-      }
-      p.tokens = asked;
-      tokens_ += p.tokens;
-      rec["tokens"] = search_detail::tokens_json(p.tokens);
-      rec["summary"] = p.summary;
+      tokens_ += asked;
+      rec["tokens"] = search_detail::tokens_json(asked);
+      rec["summary"] = have ? summary : p.summary;
       if (!p.transcript.empty()) rec["transcript"] = p.transcript;
-      if (!p.script) {
+      if (!have) {
         rec["outcome"] = "no_proposal";
-        rec["reason"] = p.failure;
+        rec["reason"] = why_not;
         rec["seconds"] = seconds_since(t0);
         settle(l, rec, std::nullopt, {}, {});
         return rec;
       }
-      rec["script"] = *p.script;
-      scripts.push_back(*p.script);
+      rec["script"] = seen.back();
+      scripts.push_back(seen.back());
     }
     rec["parent_cost"] = l.time.median;
-    Candidate cand;
-    auto [outcome, reason] = build(l, scripts, cand);
+    auto [outcome, reason] = built;
     verify::TimeOutcome time;
     if (!outcome.empty()) {
       rec["outcome"] = outcome;
@@ -692,12 +737,21 @@ class Search {
     }
     rec["seconds"] = seconds_since(t0);
     const bool ok = rec["outcome"] == "accepted";
-    settle(l, rec, ok ? std::optional<Candidate>(std::move(cand)) : std::nullopt, time, scripts);
+    settle(l, rec, ok ? std::optional<Candidate>(std::move(cand)) : std::nullopt, time, scripts, origins);
     return rec;
   }
 
   /// One attempt from the log: its outcome is taken as logged; an accepted one is rebuilt (not re-verified).
   [[nodiscard]] Expected<void> replay(const Json& rec, std::uint64_t a, SearchResult& res) {
+    for (const char* key : {"attempt", "lineage"})
+      if (!rec.contains(key) || !rec[key].is_number_unsigned())
+        return fail(DiagCode::parse_error, "the log's record " + std::to_string(a) + " has no unsigned \"" + key + "\"");
+    for (const char* key : {"kind", "outcome"})
+      if (!rec.contains(key) || !rec[key].is_string())
+        return fail(DiagCode::parse_error, "the log's record " + std::to_string(a) + " has no string \"" + key + "\"");
+    if (rec.contains("tokens") && (!rec["tokens"].is_object() || !rec["tokens"].value("prompt", Json(0)).is_number_unsigned() ||
+                                   !rec["tokens"].value("completion", Json(0)).is_number_unsigned()))
+      return fail(DiagCode::parse_error, "the log's record " + std::to_string(a) + " has malformed \"tokens\"");
     if (rec.value("attempt", ~std::uint64_t{0}) != a)
       return fail(DiagCode::parse_error, "the log's attempt " + std::to_string(a) + " is out of order");
     const auto [li, from] = plan(a);
@@ -706,8 +760,9 @@ class Search {
                                              " does not match this search's plan (different options or code?)");
     Lineage& l = lineages_[li];
     std::vector<Json> scripts;
+    std::vector<std::string> origins;
     if (from) {
-      scripts = compose_scripts(l, lineages_[*from]);
+      std::tie(scripts, origins) = compose_scripts(l, lineages_[*from]);
       mark_merged(l, lineages_[*from]);
     } else if (rec.contains("script") && !rec["script"].is_null()) {
       scripts.push_back(rec["script"]);
@@ -720,12 +775,21 @@ class Search {
       auto [outcome, reason] = build(l, scripts, c);
       if (!outcome.empty())
         return fail(DiagCode::parse_error, "the log's accepted attempt " + std::to_string(a) + " does not rebuild: " + reason);
-      time.modeled = k0_time_.modeled;
-      time.median = rec.value("cost", 0.0);
-      time.samples = rec.contains("samples") ? rec["samples"].get<std::vector<double>>() : std::vector<double>{time.median};
+      // An accepted record is checked again, not trusted: verified against K0, and timed (a modeled cost must
+      // come out as logged; a measured one is re-measured), so that an edited log cannot smuggle in a candidate.
+      Json check{{"attempt", a}};
+      gate(l, c, check, time);
+      if (check.value("outcome", std::string()) == "not_equivalent" || check.value("outcome", std::string()) == "failed")
+        return fail(DiagCode::parse_error, "the log's accepted attempt " + std::to_string(a) + " does not verify again: " +
+                                               check.value("reason", std::string()));
+      const auto* logged = rec.contains("cost") && rec["cost"].is_number() ? &rec["cost"] : nullptr;
+      if (!logged || (time.modeled && time.median != logged->get<double>()))
+        return fail(DiagCode::parse_error, "the log's accepted attempt " + std::to_string(a) + " logged cost " +
+                                               (logged ? logged->dump() : std::string("none")) + ", but it times at " +
+                                               std::to_string(time.median));
       cand = std::move(c);
     }
-    settle(l, rec, std::move(cand), time, scripts);
+    settle(l, rec, std::move(cand), time, scripts, origins);
     res.records.push_back(rec);
     return {};
   }
