@@ -277,6 +277,13 @@ TEST_F(OptimizeCli, BadUsageIsRefusedWithAMessage) {
   auto same = run("optimize " + k0 + " --launch " + launch + " -o " + k0);
   EXPECT_EQ(same.code, 2);
   EXPECT_NE(same.out.find("would overwrite the input"), std::string::npos) << same.out;
+  // No AMD GPU here (nor on many users' machines): the HIP executor says so, exit 2, and nothing is written.
+  auto hip = run("optimize " + k0 + " --launch " + launch + " -o " + (dir / "h.co").string() + " --executor hip");
+  EXPECT_TRUE(hip.code == 0 || hip.code == 1 || hip.code == 2) << hip.out;  // a device runs it; none: exit 2
+  if (hip.code == 2) {
+    EXPECT_NE(hip.out.find("asmevo: "), std::string::npos) << hip.out;
+    EXPECT_FALSE(fs::exists(dir / "h.co"));
+  }
   auto no_launch = run("optimize " + k0 + " -o " + (dir / "x.co").string());
   EXPECT_EQ(no_launch.code, 2);
   EXPECT_NE(no_launch.out.find("--launch"), std::string::npos) << no_launch.out;

@@ -114,6 +114,21 @@ template <class Rng>
   return weights.size() - 1;
 }
 
+/// An instruction of a run a strategy may act on, and how much the cost model says acting there could save.
+struct Cand {
+  const Run* run = nullptr;
+  std::size_t pos = 0;  ///< in run->items
+  std::uint64_t weight = 0;
+};
+
+/// One of `cands` (not empty), chosen with probability proportional to weight + 1.
+template <class Rng>
+[[nodiscard]] Cand pick(Rng& rng, const std::vector<Cand>& cands) {
+  std::vector<std::uint64_t> ws;
+  for (const auto& c : cands) ws.push_back(c.weight);
+  return cands[pick_weighted(rng, ws)];
+}
+
 }  // namespace builtin_detail
 
 /// See the file comment.
@@ -198,14 +213,9 @@ class BuiltinProposer {
                                                  Rng& rng, std::string& summary) {
     namespace bd = builtin_detail;
     const Program& p = r.module->program;
-    // Candidates: loads in the window with something above them in the block, weighted by the stall of the waits
-    // below them (what their latency costs).
-    struct Cand {
-      const bd::Run* run;
-      std::size_t pos;
-      std::uint64_t weight;
-    };
-    std::vector<Cand> cands;
+    // Candidates: loads with something above them in the block, weighted by the stall of the 32 instructions below
+    // them (what their latency costs).
+    std::vector<bd::Cand> cands;
     for (const auto& run : runs)
       for (std::size_t k = 1; k < run.items.size(); ++k) {  // the whole block: a load above the window feeds it
         const Inst& in = p.items[run.items[k]].inst;
@@ -220,9 +230,7 @@ class BuiltinProposer {
         cands.push_back({&run, k, w});
       }
     if (cands.empty()) return std::nullopt;
-    std::vector<std::uint64_t> ws;
-    for (const auto& c : cands) ws.push_back(c.weight);
-    const Cand c = cands[bd::pick_weighted(rng, ws)];
+    const bd::Cand c = bd::pick(rng, cands);
     const Inst& ld = p.items[c.run->items[c.pos]].inst;
     const auto props = bd::form_of(ld).props;
     const bool vm = (props & isa::prop::vm_cnt) != 0, lgkm = (props & isa::prop::lgkm_cnt) != 0;
@@ -301,19 +309,12 @@ class BuiltinProposer {
                                                 Rng& rng, std::string& summary) {
     namespace bd = builtin_detail;
     const Program& p = r.module->program;
-    struct Cand {
-      const bd::Run* run;
-      std::size_t pos;
-      std::uint64_t weight;
-    };
-    std::vector<Cand> cands;
+    std::vector<bd::Cand> cands;
     for (const auto& run : runs)
       for (std::size_t k = 0; k + 1 < run.items.size(); ++k)  // the whole block, weighted by stall
         if (bd::is_wait(p.items[run.items[k]].inst)) cands.push_back({&run, k, bd::stall_of(r, p.items[run.items[k]].inst.id)});
     if (cands.empty()) return std::nullopt;
-    std::vector<std::uint64_t> ws;
-    for (const auto& c : cands) ws.push_back(c.weight);
-    const Cand c = cands[bd::pick_weighted(rng, ws)];
+    const bd::Cand c = bd::pick(rng, cands);
     // How far down: past instructions that are not memory operations, waits or barriers, and that read and write no
     // register a memory operation above the wait in this block, or anywhere in another block, writes (what the wait
     // may retire). The static checker and the verifier still decide.
