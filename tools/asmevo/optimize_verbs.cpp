@@ -266,19 +266,23 @@ int cmd_optimize(int argc, char** argv) {
   Expected<agent::SearchResult> res = fail(DiagCode::internal, "no executor ran");
   std::optional<bool> reverified;
   std::string reverify_reason;
+  std::optional<Diag> final_error;  // the last check could not run: an internal error, not a "no"
   auto final_check = [&](auto& exec, const agent::SearchResult& r) {
     // The written K1 verified when it was accepted; check it once more with schedule seeds the search did not use.
     auto k1 = verify::code_object_from_bytes(std::vector<std::uint8_t>(r.k1), out->second);
-    if (!k1) {
-      reverified = false;
-      reverify_reason = k1.error().str();
+    if (!k1) {  // the search's own bytes do not recover: a broken invariant
+      final_error = Diag{DiagCode::internal, {}, {}, "the best candidate does not recover: " + k1.error().str(), {}};
       return;
     }
     verify::VerifyOptions vo = so.verify;
     vo.seed = so.verify.seed + 7919;
     auto v = verify::differential_verify(*k0, *k1, *shapes, exec, vo);
-    reverified = v && v->verdict == verify::Verdict::equivalent;
-    reverify_reason = v ? v->reason : v.error().str();
+    if (!v) {
+      final_error = Diag{DiagCode::internal, {}, {}, "the final verification could not run: " + v.error().str(), {}};
+      return;
+    }
+    reverified = v->verdict == verify::Verdict::equivalent;
+    reverify_reason = v->reason;
   };
   if (executor == "emu") {
     verify::EmuExecutor ex;
@@ -294,6 +298,7 @@ int cmd_optimize(int argc, char** argv) {
     if (res && res->improved) final_check(*ex, *res);
   }
   if (!res) return report(res.error());
+  if (final_error) return report(*final_error);  // exit 3, nothing written
   const agent::SearchResult& r = *res;
   const bool verified = r.improved && reverified.value_or(false);
   if (r.improved && verified)
