@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -913,6 +915,276 @@ TEST(EquivalenceAdversarial, DescriptorChange) {
   EXPECT_FALSE(r.proven) << r.reason;
 }
 
+// ---- f32 compares as circuits (detail/int_semantics.hpp) -----------------------------------------------------------
+
+// Every VOPC f32 predicate, evaluated by the semantics on constant operands (denormals kept, exec all ones), against
+// the host's IEEE comparison (x86 SSE compares denormals exactly and every NaN unordered) on values that stress the
+// circuit: signed zeros, the smallest and largest denormals, normals around 1 and -126, the extremes, infinities,
+// quiet and signalling NaNs of both signs.
+TEST(F32Compare, EveryPredicateMatchesIeee) {
+  const std::uint32_t vals[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x007fffffu, 0x807fffffu,
+                                0x00800000u, 0x3f800000u, 0xbf800000u, 0x3f800001u, 0xc2fc0000u, 0xc2fbffffu,
+                                0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u,
+                                0x7f800001u, 0x7fbfffffu};
+  struct P {
+    const char* name;
+    bool (*f)(float, float);
+  };
+  const P preds[] = {
+      {"f", [](float, float) { return false; }},      {"lt", [](float a, float b) { return a < b; }},
+      {"eq", [](float a, float b) { return a == b; }}, {"le", [](float a, float b) { return a <= b; }},
+      {"gt", [](float a, float b) { return a > b; }},  {"lg", [](float a, float b) { return a < b || a > b; }},
+      {"ge", [](float a, float b) { return a >= b; }}, {"o", [](float a, float b) { return a == a && b == b; }},
+      {"u", [](float a, float b) { return a != a || b != b; }},
+      {"nge", [](float a, float b) { return !(a >= b); }}, {"nlg", [](float a, float b) { return !(a < b || a > b); }},
+      {"ngt", [](float a, float b) { return !(a > b); }},  {"nle", [](float a, float b) { return !(a <= b); }},
+      {"neq", [](float a, float b) { return !(a == b); }}, {"nlt", [](float a, float b) { return !(a < b); }},
+      {"tru", [](float, float) { return true; }},
+  };
+  detail::BitAlg A(true);
+  detail::EvalEnv env;
+  env.f32_mode = 3 | 4;
+  std::vector<detail::Word> init(detail::num_units);
+  for (auto& w : init) w.fill(detail::bit0);
+  init[detail::unit_exec].fill(detail::bit1);
+  init[detail::unit_exec + 1].fill(detail::bit1);
+  std::size_t checked = 0;
+  for (const P& p : preds) {
+    auto in = parse_inst(std::string("v_cmp_") + p.name + "_f32_e64 s[10:11], s6, v7", Target::gfx942);
+    ASSERT_TRUE(in.has_value()) << p.name << ": " << in.error().message;
+    for (std::uint32_t a : vals)
+      for (std::uint32_t b : vals) {
+        detail::SymState st{&init, {}, 0};
+        detail::Word wa, wb;
+        for (unsigned j = 0; j < 32; ++j) wa[j] = (a >> j & 1) ? detail::bit1 : detail::bit0;
+        for (unsigned j = 0; j < 32; ++j) wb[j] = (b >> j & 1) ? detail::bit1 : detail::bit0;
+        st.set(6, wa);
+        st.set(detail::unit_v0 + 7, wb);
+        const auto r = detail::step(A, st, env, *in);
+        ASSERT_FALSE(r.refused) << r.why;
+        const detail::Word s10 = st.get(10);
+        const bool want = p.f(std::bit_cast<float>(a), std::bit_cast<float>(b));
+        for (unsigned j = 0; j < 32; ++j)
+          ASSERT_EQ(s10[j], want ? detail::bit1 : detail::bit0)
+              << "v_cmp_" << p.name << "_f32 " << std::hex << a << ", " << b << " lane " << std::dec << j;
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, std::size(preds) * std::size(vals) * std::size(vals));
+}
+
+// ---- refutation: counterexamples to the window's equivalence ---------------------------------------------------
+
+/// The snippets' launch with MODE known to keep f32 denormals (FLOAT_DENORM_MODE_32 = 3, IEEE on), under which f32
+/// compares are exact circuits.
+LaunchFacts float_facts() {
+  LaunchFacts f = facts();
+  f.f32_mode = 3 | 4;
+  return f;
+}
+
+Refutation refute(const std::string& k0, const std::string& k1, const LaunchFacts& f = facts()) {
+  const Program p0 = parse(k0), p1 = parse(k1);
+  return refute_equivalence(p0, p1, std::nullopt, f);
+}
+
+/// The input named `reg` of a counterexample, or nullptr.
+const Counterexample::Input* input(const Counterexample& c, const std::string& reg) {
+  for (const auto& in : c.inputs)
+    if (in.reg == reg) return &in;
+  return nullptr;
+}
+
+// Softmax's exp underflow test, v_cmp_gt_f32 s[10:11], s6, v9 with s6 = -126.0, turned into v_cmp_ge_f32: the two
+// differ only where v9 = -126.0 exactly (s6 > v9 is false there, s6 >= v9 true). With 256 work-items exec is all
+// ones, so every lane's bit of s10 is 0 in K0 and 1 in K1; s[10:11] is read by the v_cndmask after the window
+// (2 wait states after the VALU write of its lane mask, as in softmax).
+constexpr const char* kExpTest = R"(
+k:
+  s_mov_b32 s6, 0xc2fc0000
+  v_mul_f32_e32 v9, v0, v1
+  v_cmp_gt_f32_e64 s[10:11], s6, v9
+  s_nop 1
+  v_cndmask_b32_e64 v2, 0, 1, s[10:11]
+  global_store_dword v[4:5], v2, off
+  s_endpgm
+)";
+
+TEST(Refute, FloatCompareAtTheBoundary) {
+  const auto r = refute(kExpTest, edit(kExpTest, "v_cmp_gt_f32", "v_cmp_ge_f32"), float_facts());
+  ASSERT_TRUE(r.refuted()) << r.reason;
+  const Counterexample& c = *r.cex;
+  const auto* v9 = input(c, "v9");
+  const auto* s6 = input(c, "s6");
+  ASSERT_TRUE(v9 && s6) << c.text();
+  EXPECT_EQ(v9->value, 0xc2fc0000u) << c.text();
+  EXPECT_EQ(v9->f32(), "-126.0");
+  EXPECT_FALSE(v9->known);  // chosen by the solver
+  EXPECT_EQ(s6->value, 0xc2fc0000u);
+  EXPECT_TRUE(s6->known);  // the s_mov before the window
+  EXPECT_EQ(c.reg, "s10");
+  EXPECT_EQ(c.k0, 0u);
+  EXPECT_EQ(c.k1, 0xffffffffu);
+  EXPECT_FALSE(c.lane.has_value());
+  EXPECT_EQ(c.where, "i2");
+  EXPECT_EQ(c.at, InstId{2});
+  EXPECT_TRUE(has(c.text(), "v9 = 0xc2fc0000 (-126.0)")) << c.text();
+  EXPECT_TRUE(has(c.text(), "at i2, K0 leaves s10 = 0x0 and K1 s10 = 0xffffffff")) << c.text();
+  // The other direction of the same compare (v9 < s6 is s6 > v9) is the same circuit, and prove() sees it.
+  const std::string swapped = edit(kExpTest, "v_cmp_gt_f32_e64 s[10:11], s6, v9", "v_cmp_lt_f32_e64 s[10:11], v9, s6");
+  const auto same = refute(kExpTest, swapped, float_facts());
+  EXPECT_EQ(same.kind, Refutation::Kind::none) << same.reason;
+  const auto pr = prove(kExpTest, swapped, float_facts());
+  EXPECT_TRUE(pr.proven) << pr.reason;
+}
+
+// Where MODE may flush f32 input denormals (or is not known), whether a compare flushes is not relied on, so the
+// compare is opaque and nothing is refuted: the same edit as above, under facts without MODE and with flushing.
+TEST(Refute, FloatCompareNeedsTheDenormalMode) {
+  const std::string k1 = edit(kExpTest, "v_cmp_gt_f32", "v_cmp_ge_f32");
+  const auto unknown_mode = refute(kExpTest, k1);
+  EXPECT_EQ(unknown_mode.kind, Refutation::Kind::unknown) << unknown_mode.reason;
+  EXPECT_TRUE(has(unknown_mode.reason, "opaque")) << unknown_mode.reason;
+  LaunchFacts flush = facts();
+  flush.f32_mode = 0 | 4;
+  const auto flushed = refute(kExpTest, k1, flush);
+  EXPECT_EQ(flushed.kind, Refutation::Kind::unknown) << flushed.reason;
+}
+
+// v_cmp_nle_f32 is "not (a <= b)": true where an operand is a NaN, unlike v_cmp_gt_f32, which is "a > b" otherwise.
+// The only counterexamples have v9 a NaN (s6 is -126.0).
+TEST(Refute, UnorderedCompareDiffersOnNaN) {
+  const auto r = refute(edit(kExpTest, "v_cmp_gt_f32", "v_cmp_nle_f32"), kExpTest,
+                        float_facts());
+  ASSERT_TRUE(r.refuted()) << r.reason;
+  const auto* v9 = input(*r.cex, "v9");
+  ASSERT_NE(v9, nullptr);
+  EXPECT_EQ(v9->value & 0x7f800000u, 0x7f800000u) << r.cex->text();  // exponent all ones
+  EXPECT_NE(v9->value & 0x007fffffu, 0u) << r.cex->text();            // and a fraction: a NaN
+  EXPECT_EQ(v9->f32(), "nan");
+  EXPECT_EQ(r.cex->k0, 0xffffffffu);  // nle: unordered is true
+  EXPECT_EQ(r.cex->k1, 0u);
+}
+
+// v_cmp_gt_u32 vcc, s8, v3 with s8 = n = 1000 (the kernarg segment) turned into v_cmp_ge_u32: differs only where
+// v3 = 1000, and vcc is read by the v_cndmask.
+constexpr const char* kBound = R"(
+k:
+  s_load_dword s8, s[0:1], 0x8
+  s_waitcnt lgkmcnt(0)
+  v_cmp_gt_u32_e32 vcc, s8, v3
+  v_cndmask_b32_e64 v2, 0, 1, vcc
+  global_store_dword v[4:5], v2, off
+  s_endpgm
+)";
+
+TEST(Refute, UnsignedCompareAtTheBound) {
+  const auto r = refute(kBound, edit(kBound, "v_cmp_gt_u32", "v_cmp_ge_u32"));
+  ASSERT_TRUE(r.refuted()) << r.reason;
+  const auto* v3 = input(*r.cex, "v3");
+  const auto* s8 = input(*r.cex, "s8");
+  ASSERT_TRUE(v3 && s8) << r.cex->text();
+  EXPECT_EQ(v3->value, 1000u) << r.cex->text();
+  EXPECT_EQ(s8->value, 1000u);
+  EXPECT_TRUE(s8->known);
+  EXPECT_EQ(r.cex->reg, "vcc_lo");
+  EXPECT_EQ(r.cex->k0, 0u);
+  EXPECT_EQ(r.cex->k1, 0xffffffffu);
+  EXPECT_GE(r.sat_queries, 1u);
+}
+
+// An off-by-one constant: every input differs. The counterexample is checked arithmetic: K0 leaves v3 + 1, K1 v3 + 2.
+constexpr const char* kAddOne = R"(
+k:
+  v_add_u32_e32 v2, 1, v3
+  global_store_dword v[4:5], v2, off
+  s_endpgm
+)";
+
+TEST(Refute, OffByOneConstant) {
+  const auto r = refute(kAddOne, edit(kAddOne, "v_add_u32_e32 v2, 1, v3", "v_add_u32_e32 v2, 2, v3"));
+  ASSERT_TRUE(r.refuted()) << r.reason;
+  const Counterexample& c = *r.cex;
+  const auto* v3 = input(c, "v3");
+  ASSERT_NE(v3, nullptr) << c.text();
+  EXPECT_EQ(c.reg, "v2");
+  EXPECT_EQ(c.k0, v3->value + 1u) << c.text();
+  EXPECT_EQ(c.k1, v3->value + 2u) << c.text();
+  ASSERT_TRUE(c.lane.has_value());
+  EXPECT_LT(*c.lane, 64u);
+  EXPECT_TRUE(has(c.text(), "(lane ")) << c.text();
+}
+
+// The same edit with v2 overwritten right after the window: the difference is dead, so there is no counterexample
+// (the one above shows the edit itself differs).
+TEST(Refute, DeadDifferenceIsNoCounterexample) {
+  const std::string k0 = edit(kAddOne, "  global_store", "  v_mov_b32_e32 v2, 0\n  global_store");
+  const auto r = refute(k0, edit(k0, "v_add_u32_e32 v2, 1, v3", "v_add_u32_e32 v2, 2, v3"));
+  EXPECT_EQ(r.kind, Refutation::Kind::none) << r.reason;
+  EXPECT_TRUE(has(r.reason, "live")) << r.reason;
+  EXPECT_FALSE(r.cex.has_value());
+}
+
+// Equivalent rewrites: x << 1 = x + x, and 5 > x = 4 >= x (different circuits, shown equal by SAT in every lane).
+TEST(Refute, EquivalentRewritesHaveNoCounterexample) {
+  const auto shl = refute(kAddOne, edit(kAddOne, "v_add_u32_e32 v2, 1, v3", "v_lshlrev_b32_e32 v2, 1, v3"));
+  ASSERT_TRUE(shl.refuted()) << shl.reason;  // x << 1 is not x + 1 ...
+  const std::string k0 = edit(kAddOne, "v_add_u32_e32 v2, 1, v3", "v_add_u32_e32 v2, v3, v3");
+  const auto r = refute(k0, edit(k0, "v_add_u32_e32 v2, v3, v3", "v_lshlrev_b32_e32 v2, 1, v3"));
+  EXPECT_EQ(r.kind, Refutation::Kind::none) << r.reason;  // ... but it is x + x
+  const std::string c0 = edit(kBound, "v_cmp_gt_u32_e32 vcc, s8, v3", "v_cmp_gt_u32_e32 vcc, 5, v3");
+  const auto c = refute(c0, edit(c0, "v_cmp_gt_u32_e32 vcc, 5, v3", "v_cmp_ge_u32_e32 vcc, 4, v3"));
+  EXPECT_EQ(c.kind, Refutation::Kind::none) << c.reason;
+  EXPECT_GE(c.sat_queries, 1u) << c.reason;  // the terms differ: SAT had to show it
+  const auto c6 = refute(c0, edit(c0, "v_cmp_gt_u32_e32 vcc, 5, v3", "v_cmp_ge_u32_e32 vcc, 6, v3"));
+  ASSERT_TRUE(c6.refuted()) << c6.reason;  // 5 > x and 6 >= x differ at x = 5 or 6
+  const auto* v3 = input(*c6.cex, "v3");
+  ASSERT_NE(v3, nullptr);
+  EXPECT_TRUE(v3->value == 5u || v3->value == 6u) << c6.cex->text();
+}
+
+// K1's compare differs from K0's only where v1 = 256, and v1 was masked with 0xff before the window: K0's known
+// bits there (bits 31:8 zero) rule it out. Without the mask (v_mov instead) the same edit is refuted with v1 = 256.
+TEST(Refute, KnownBitsRuleTheDifferenceOut) {
+  constexpr const char* k0 = R"(
+k:
+  v_and_b32_e32 v1, 0xff, v3
+  v_cmp_gt_u32_e32 vcc, 0x100, v1
+  v_cndmask_b32_e64 v2, 0, 1, vcc
+  global_store_dword v[4:5], v2, off
+  s_endpgm
+)";
+  const auto r = refute(k0, edit(k0, "vcc, 0x100, v1", "vcc, 0x101, v1"));
+  EXPECT_EQ(r.kind, Refutation::Kind::none) << r.reason;
+  const std::string unmasked = edit(k0, "v_and_b32_e32 v1, 0xff, v3", "v_mov_b32_e32 v1, v3");
+  const auto u = refute(unmasked, edit(unmasked, "vcc, 0x100, v1", "vcc, 0x101, v1"));
+  ASSERT_TRUE(u.refuted()) << u.reason;
+  const auto* v1 = input(*u.cex, "v1");
+  ASSERT_NE(v1, nullptr);
+  EXPECT_EQ(v1->value, 0x100u) << u.cex->text();
+}
+
+// Float arithmetic is opaque: v_add_f32 and v_sub_f32 surely differ, but not in a way the circuits can show, so the
+// answer is "cannot decide", never a counterexample that rests on an opaque value's freedom.
+TEST(Refute, OpaqueResultsAreNotRefuted) {
+  constexpr const char* k0 = "k:\n  v_add_f32_e32 v2, v3, v6\n  global_store_dword v[4:5], v2, off\n  s_endpgm\n";
+  const auto r = refute(k0, edit(k0, "v_add_f32", "v_sub_f32"), float_facts());
+  EXPECT_EQ(r.kind, Refutation::Kind::unknown) << r.reason;
+  EXPECT_TRUE(has(r.reason, "opaque")) << r.reason;
+  EXPECT_FALSE(r.cex.has_value());
+}
+
+// Refusals: an edit across a label is not one window, and a site outside the window is refused.
+TEST(Refute, NotOneWindow) {
+  const std::string k1 = edit(kAddOne, "v_add_u32_e32 v2, 1, v3", "v_add_u32_e32 v2, 2, v3");
+  const Program p0 = parse(kAddOne), p1 = parse(k1);
+  const auto wrong_site = refute_equivalence(p0, p1, InstId{1}, facts());
+  EXPECT_EQ(wrong_site.kind, Refutation::Kind::unknown) << wrong_site.reason;
+  EXPECT_TRUE(refute_equivalence(p0, p1, InstId{0}, facts()).refuted());
+  const auto label = refute(kAddOne, edit(k1, "  global_store", "l:\n  global_store"));
+  EXPECT_EQ(label.kind, Refutation::Kind::unknown) << label.reason;
+}
+
 // ---- corpus: launch facts of a Triton kernel ----------------------------------------------------------------------
 
 // vec_add (gfx942) reads n with s_load_dwordx8 s[4:11], s[0:1], 0x8 (n is s8, kernarg offset 0x18) and compares
@@ -1011,6 +1283,63 @@ TEST(EquivalenceCorpus, RopeBufferAddressBelow2To47) {
     const auto r = prove_equivalent(p0, m->program, InstId{38}, *f);
     EXPECT_TRUE(r.proven) << r.reason;
   }
+}
+
+// The adversarial edit that the runs missed: softmax (gfx942) tests exp's argument for underflow with
+// v_cmp_gt_f32_e64 s[4:5], s6, v9 (s6 = -126.0 from s_mov_b32 s6, 0xc2fc0000); as v_cmp_ge_f32 it differs only where
+// v9 = -126.0, which no input drew. The kernel descriptor keeps f32 denormals (float_denorm_mode_32 3), so the compare
+// is exact and refute finds v9 = -126.0 under every launch shape; s[4:5] is the v_cndmask's lane mask after it.
+TEST(EquivalenceCorpus, SoftmaxExpUnderflowTestRefuted) {
+  ASMEVO_REQUIRE_CORPUS(corpus);
+  const auto co = corpus / "triton" / "softmax_f32.gfx942.hsaco";
+  const auto launch = std::filesystem::path(ASMEVO_SOURCE_DIR) / "tests/data/launch/triton/softmax_f32.json";
+  auto k0 = verify::load_code_object(co.string());
+  ASSERT_TRUE(k0.has_value()) << k0.error().message;
+  auto shapes = verify::read_launch_file(launch);
+  ASSERT_TRUE(shapes.has_value()) << shapes.error().message;
+  const Program& p0 = k0->module.program;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < p0.items.size() && !at; ++i)
+    if (p0.items[i].kind == Item::Kind::inst && print_inst(p0.items[i].inst) == "v_cmp_gt_f32_e64 s[4:5], s6, v9")
+      at = i;
+  ASSERT_NE(at, 0u);
+  const InstId site = p0.items[at].inst.id;
+  auto ge = parse_inst("v_cmp_ge_f32_e64 s[4:5], s6, v9", p0.target);
+  ASSERT_TRUE(ge.has_value()) << ge.error().message;
+  Program p1 = p0;
+  p1.items[at].inst = *ge;
+  p1.items[at].inst.id = site;
+  ASSERT_FALSE(shapes->empty());
+  for (std::size_t k = 0; k < shapes->size(); ++k) {
+    SCOPED_TRACE("shape " + std::to_string(k));
+    auto f = verify::launch_facts(k0->module, (*shapes)[k]);
+    ASSERT_TRUE(f.has_value()) << f.error().message;
+    ASSERT_GE(f->f32_mode, 0);
+    EXPECT_FALSE(prove_equivalent(p0, p1, site, *f).proven);
+    const auto r = refute_equivalence(p0, p1, site, *f);
+    ASSERT_TRUE(r.refuted()) << r.reason;
+    const auto* v9 = input(*r.cex, "v9");
+    const auto* s6 = input(*r.cex, "s6");
+    ASSERT_TRUE(v9 && s6) << r.cex->text();
+    EXPECT_EQ(v9->value, 0xc2fc0000u) << r.cex->text();
+    EXPECT_EQ(s6->value, 0xc2fc0000u) << r.cex->text();
+    EXPECT_TRUE(s6->known);
+    EXPECT_TRUE(r.cex->reg == "s4" || r.cex->reg == "s5") << r.cex->text();
+    EXPECT_EQ(r.cex->k0, 0u) << r.cex->text();  // -126 > -126 is false in every lane
+    EXPECT_NE(r.cex->k1, 0u) << r.cex->text();  // -126 >= -126 is true in the active ones
+    EXPECT_EQ(r.cex->at, site);
+    if (k == 0) std::printf("softmax gt -> ge: %s (%zu SAT queries)\n", r.cex->text().c_str(), r.sat_queries);
+  }
+  // The unedited compare and an equivalent spelling of it (v9 < s6) are not refuted.
+  auto lt = parse_inst("v_cmp_lt_f32_e64 s[4:5], v9, s6", p0.target);
+  ASSERT_TRUE(lt.has_value());
+  Program p2 = p0;
+  p2.items[at].inst = *lt;
+  p2.items[at].inst.id = site;
+  auto f = verify::launch_facts(k0->module, (*shapes)[0]);
+  ASSERT_TRUE(f.has_value());
+  const auto same = refute_equivalence(p0, p2, site, *f);
+  EXPECT_EQ(same.kind, Refutation::Kind::none) << same.reason;
 }
 
 }  // namespace

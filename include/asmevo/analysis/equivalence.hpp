@@ -32,6 +32,17 @@
 //     ("dead result").
 // Anything not shown is "unproven" with the reason; a proof never rests on testing.
 //
+// The other direction, refute(): from the window-alone run of step 2, the registers whose terms differ and that are
+// live after the window in K0 and in K1 (analysis/liveness.hpp) are searched by SAT (detail/term_sat.hpp) for inputs
+// that make them differ: one query per register and lane, over the bits that are exact circuits of the inputs (no
+// opaque result in them, so no model rests on an unmodelled value's freedom), every input the same in every lane and
+// exec all ones where K0's known bits leave it open (then any exec). A model is re-run through both windows on
+// constants, and returned as a Counterexample only if the register then differs with every bit of it a constant.
+// What it cannot refute: differences that only opaque results carry (float arithmetic, loads, cross-lane
+// operations), values that only inactive lanes carry past a later VALU write (liveness is register-granular), and a
+// difference that needs different values in different lanes. What it says is about the window: the inputs are a
+// state consistent with K0's known bits at its entry, not one shown reachable, and "live" means read on some path.
+//
 // Results are modelled as written at issue, which holds when every read and overwrite of a load's destination waits
 // for it and every wait state is met: K1 must have no waitcnt or hazard finding (analysis/waitcnt_check.hpp,
 // hazard_check.hpp) that K0 does not have, or the proof is refused (wait states are only as complete as the hazard
@@ -41,7 +52,10 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -59,6 +73,7 @@
 #include "asmevo/analysis/findings.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
 #include "asmevo/analysis/known_bits.hpp"
+#include "asmevo/analysis/liveness.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
@@ -80,6 +95,87 @@ struct ProofBudget {
   unsigned max_block_visits = 3;    ///< times one path may enter one block (loop unrolling)
   std::size_t max_window = 16;      ///< instructions in the differing window (each side)
 };
+
+/// A concrete input under which K0's and K1's windows leave a register that is live after them different: what
+/// EquivalenceProver::refute finds. The window runs from a state that stands for every arrival (K0's known bits at
+/// its entry as constants, every other bit free), so the inputs are a state consistent with those known bits, not
+/// necessarily one a launch reaches: a refutation says "the edit changes what the window computes, and the
+/// difference is read later", not that some launch's output changes.
+/// Lanes: the window is analysed lane by lane, and every input has the same value in every lane (a VGPR input is
+/// that value in all 64 lanes; exec, an input where K0's known bits leave it open, is all ones when that shows the
+/// difference). Values are 32-bit register contents (a 64-bit register is two units, "s4" and "s5").
+struct Counterexample {
+  struct Input {
+    std::string reg;            ///< unit name as detail::unit_name gives it: "v9", "s6", "exec_lo", "scc"
+    std::uint32_t value = 0;
+    bool known = false;         ///< every bit fixed by K0's known bits at the window (not chosen by the solver)
+    /// The value as an f32 ("-126.0", "nan", "1.0e-45"), for convenience.
+    [[nodiscard]] std::string f32() const;
+  };
+  InstId at{};                  ///< K0's first instruction of the window (an insertion: the one it precedes)
+  std::string where;            ///< the same as the prover names it: "i138", or "before i12" for an insertion
+  std::vector<Input> inputs;    ///< every register either window reads, in the order they are first read
+  std::string reg;              ///< the register that differs after the window, live after it in K0 and in K1
+  std::uint32_t k0 = 0, k1 = 0;  ///< its value after K0's and after K1's window
+  std::optional<unsigned> lane;  ///< for a vector register: the lane shown (any active lane shows the same)
+  /// One line in the user's terms: "with s6 = 0xc2fc0000 (-126.0), v9 = 0xc2fc0000 (-126.0), ... in every lane at
+  /// i138, K0 leaves s4 = 0x0 and K1 s4 = 0xffffffff".
+  [[nodiscard]] std::string text() const;
+};
+
+/// The answer of EquivalenceProver::refute: a checked counterexample; or none, because no register live after the
+/// window can differ (in the exactly modelled bits, for lane-uniform inputs: see `reason`); or unknown, with why.
+struct Refutation {
+  enum class Kind : std::uint8_t {
+    refuted,  ///< `cex` holds a counterexample, re-evaluated on concrete values before it was returned
+    none,     ///< no counterexample exists for the exactly modelled bits (see `reason`): not a proof of equivalence
+    unknown,  ///< cannot decide: not one window, a refused instruction, opaque results, the SAT budget ...
+  };
+  Kind kind = Kind::unknown;
+  std::optional<Counterexample> cex;
+  std::string reason;
+  std::size_t sat_queries = 0;  ///< SAT queries asked (0 when the terms alone decided)
+  [[nodiscard]] bool refuted() const noexcept { return kind == Kind::refuted; }
+};
+
+namespace detail {
+
+/// An f32 value's shortest round-trip spelling, with ".0" on whole numbers ("-126.0", "0.5", "1e-45", "nan").
+[[nodiscard]] inline std::string f32_text(std::uint32_t v) {
+  const auto x = std::bit_cast<float>(v);
+  if (x != x) return "nan";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  std::string t(buf, r.ptr);
+  if (t.find_first_of(".en") == std::string::npos) t += ".0";  // "inf" has an 'n'
+  return t;
+}
+
+[[nodiscard]] inline std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%x", v);
+  return buf;
+}
+
+}  // namespace detail
+
+inline std::string Counterexample::Input::f32() const { return detail::f32_text(value); }
+
+inline std::string Counterexample::text() const {
+  std::string t = "with ";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Input& in = inputs[i];
+    t += (i ? ", " : "") + in.reg + " = " + detail::hex32(in.value);
+    // The float spelling only where it reads as a number: a normal f32 (not a mask, a small integer, a NaN).
+    const unsigned e = in.value >> 23 & 0xff;
+    if (e != 0 && e != 0xff) t += " (" + in.f32() + ")";
+  }
+  if (inputs.empty()) t += "any registers";
+  t += " in every lane at " + where + ", K0 leaves " + reg + " = " + detail::hex32(k0) + " and K1 " + reg + " = " +
+       detail::hex32(k1);
+  if (lane) t += " (lane " + std::to_string(*lane) + ")";
+  return t;
+}
 
 namespace detail {
 
@@ -282,6 +378,17 @@ class EquivalenceProver {
     return r.go(site);
   }
 
+  /// Looks for a counterexample to the equivalence of `k1`'s window with K0's: register values at the window's
+  /// entry (consistent with K0's known bits there) under which a register live after the window in K0 and in K1
+  /// holds different values at its exit. Only exactly modelled bits are searched (integer operations, compares,
+  /// f32 compares where MODE keeps input denormals), never an opaque result's freedom, and a model is re-evaluated on
+  /// constants before it is returned. `site` as for prove(). Cost: one symbolic run of the window, a liveness
+  /// analysis of K0 and K1, and a few small SAT queries (at most 64 per differing vector register, one per lane).
+  [[nodiscard]] Refutation refute(const Program& k1, std::optional<InstId> site = std::nullopt) const {
+    Run r(*this, k1);
+    return r.refute(site);
+  }
+
   [[nodiscard]] const KnownBits& known_bits() const noexcept { return kb_; }
 
  private:
@@ -384,6 +491,117 @@ class EquivalenceProver {
       return {false, second.reason};
     }
 
+    /// EquivalenceProver::refute: the window alone, as in step 2 of go(), then a SAT search for inputs under which
+    /// a live register differs, checked on constants.
+    Refutation refute(std::optional<InstId> site) {
+      using RK = Refutation::Kind;
+      auto answer = [&](RK k, std::string why) { return Refutation{k, std::nullopt, std::move(why), sat.queries}; };
+      if (auto why = find_window(); !why.empty()) return answer(RK::unknown, why);
+      if (w0.empty() && w1.empty()) return answer(RK::none, "identical: K1 has the same instructions and labels as K0");
+      for (const Program* p : {&k0, &k1})
+        for (const Item& it : p->items)
+          if (it.kind == Item::Kind::inst && detail::changes_issue_mode(it.inst))
+            return answer(RK::unknown,
+                          iid(it.inst) + " (" + std::string(detail::form_of(it.inst).mnemonic) +
+                              ") sets VSKIP or GPR indexing, under which instructions are not what they say");
+      if (site) {
+        bool hit = false;
+        for (std::size_t i : w0) hit |= k0.items[i].inst.id == *site;
+        for (const Inst* in : w1) hit |= in->id == *site;
+        if (!hit) return answer(RK::unknown, "the changed instructions do not include i" + std::to_string(site->value));
+      }
+      entry_kb = P.kb_.state_before(anchor);
+      if (!entry_kb.reached)
+        return answer(RK::none,
+                      "unreachable: no path from the kernel entry reaches the changed instructions at " + where());
+      setup_env();
+      init = initial_state(entry_kb);
+      Path g0{wblock, wpos, false, detail::SymState{&init, {}, 0}, detail::SymState{&init, {}, 0}, {}, {}, false};
+      if (auto why = run_window(g0); !why.empty()) return answer(RK::unknown, why);
+      const auto diff = detail::diff_units(g0.s0, g0.s1);
+      if (diff.empty()) return answer(RK::none, "K0 and K1 leave every register equal after " + where());
+
+      // Only a register live after the window on both sides can show the difference later (liveness.hpp: read on
+      // some path before it is written again; register-granular, so a value that only lanes a VALU write skips
+      // carry across it is not searched: conservative, e.g. v6 of a masked v_mov v6 ... store v6 is missed).
+      const Liveness live0 = Liveness::compute(k0, g);
+      const Cfg g1 = build_cfg(k1);
+      const Liveness live1 = Liveness::compute(k1, g1);
+      const UnitSet after0 = live_after(k0, live0, k0_next), after1 = live_after(k1, live1, k1_next);
+      std::vector<unsigned> cand;
+      for (unsigned u : diff)
+        if (u < detail::num_units && after0[u] && after1[u]) cand.push_back(u);
+      if (cand.empty())
+        return answer(RK::none, detail::unit_list(diff) + " may differ after " + where() +
+                                    " but none of them is live after it in both K0 and K1");
+
+      std::vector<unsigned> reads;  // the inputs: every unit either window reads, in order
+      auto add_reads = [&](const Inst& in) {
+        std::vector<unsigned> rd, wr;
+        detail::unit_rw(in, rd, wr);
+        for (unsigned u : rd)
+          if (u < detail::num_units && std::find(reads.begin(), reads.end(), u) == reads.end()) reads.push_back(u);
+      };
+      for (std::size_t i : w0) add_reads(k0.items[i].inst);
+      for (const Inst* in : w1) add_reads(*in);
+
+      // Exec is an input where K0's known bits leave it open; all ones is tried first, for a counterexample that
+      // holds in every lane.
+      bool exec_open = false;
+      for (unsigned h = 0; h < 2; ++h)
+        for (Bit b : init[detail::unit_exec + h]) exec_open |= !detail::BitAlg::is_const(b);
+      std::unordered_map<Bit, bool> exact_memo;
+      std::vector<unsigned> opaque, unconfirmed;
+      bool out_of_budget = false, too_large = false;
+      for (int attempt = 0; attempt < (exec_open ? 2 : 1); ++attempt) {
+        const bool full_exec = exec_open && attempt == 0;
+        for (unsigned u : cand) {
+          const Word a = g0.s0.get(u), b = g0.s1.get(u);
+          std::vector<unsigned> bits;  // bits that differ in their terms and are exact circuits of the inputs
+          bool lanes = false;
+          for (unsigned j = 0; j < 32; ++j)
+            if (a[j] != b[j] && exact(a[j], exact_memo) && exact(b[j], exact_memo)) {
+              bits.push_back(j);
+              lanes = lanes || A.is_lane(a[j]) || A.is_lane(b[j]);
+            }
+          if (bits.empty()) {
+            if (attempt == 0) opaque.push_back(u);
+            continue;
+          }
+          for (unsigned L = 0; L < (lanes ? 64u : 1u); ++L) {
+            if (sat.conflicts >= sat.conflicts_total) {
+              out_of_budget = true;
+              break;
+            }
+            const auto model = solve_difference(a, b, bits, lanes ? L : detail::TermCnf::uniform, full_exec,
+                                                out_of_budget, too_large);
+            if (!model) continue;
+            if (auto cex = confirm(u, *model, reads)) {
+              Refutation r{RK::refuted, std::move(cex), "", sat.queries};
+              r.reason = r.cex->text();
+              return r;
+            }
+            if (std::find(unconfirmed.begin(), unconfirmed.end(), u) == unconfirmed.end()) unconfirmed.push_back(u);
+            break;  // another lane of the same terms would fail the same way
+          }
+        }
+      }
+      std::string why;
+      if (!unconfirmed.empty())
+        why = "a model for " + detail::unit_list(unconfirmed) + " did not hold when re-evaluated on its values";
+      else if (out_of_budget) why = "the SAT budget ran out";
+      else if (too_large) why = "the circuits of " + detail::unit_list(cand) + " outgrew the SAT clause budget";
+      if (!why.empty()) return answer(RK::unknown, why);
+      if (opaque.size() == cand.size())
+        return answer(RK::unknown, detail::unit_list(opaque) + " may differ after " + where() +
+                                       " but only through opaque results (float arithmetic, loads ...), whose values "
+                                       "are not modelled");
+      std::string r = "no inputs consistent with K0's known bits at " + where() + " make " + detail::unit_list(cand) +
+                      " differ (in the exactly modelled bits, with every lane alike)";
+      if (!opaque.empty()) r += "; " + detail::unit_list(opaque) + " may differ through opaque results";
+      return answer(opaque.empty() ? RK::none : RK::unknown, r);
+    }
+
    private:
     using Word = detail::Word;
     using Bit = detail::Bit;
@@ -406,6 +624,8 @@ class EquivalenceProver {
     std::size_t summaries = 0;
     std::size_t uniform_stores = 0;    // stores shown equal under different non-zero execs
 
+    std::size_t k0_next = ~std::size_t{0};  // K0 item right after the window (label or instruction), if any
+    std::size_t k1_next = ~std::size_t{0};  // K1's
     std::vector<std::size_t> w0;       // K0 window items (instructions)
     std::vector<const Inst*> w1;       // K1 window instructions
     std::size_t anchor = 0;            // K0 item the window starts at (the first after it when w0 is empty)
@@ -418,6 +638,157 @@ class EquivalenceProver {
     std::vector<bool> reaches_placement;  // per block: a path from it reaches a placement-dependent instruction
     std::vector<unsigned> window_diff; // units that differ after the window's generic run
     std::vector<unsigned> window_reads;
+
+    // -- refutation helpers --
+
+    /// Units live right before item `next` (the first item after a window; labels skipped) of `p`; nothing live
+    /// when no instruction follows.
+    static UnitSet live_after(const Program& p, const Liveness& L, std::size_t next) {
+      for (std::size_t i = next; i < p.items.size(); ++i)
+        if (p.items[i].kind == Item::Kind::inst) return L.live_in(i);
+      return {};
+    }
+
+    /// Term t is an exact circuit of the window's inputs: no opaque result (whose value nothing constrains, so a
+    /// model may give it any value the hardware would not) and no unknown.
+    bool exact(Bit t, std::unordered_map<Bit, bool>& memo) const {
+      if (detail::BitAlg::is_const(t)) return true;
+      if (auto it = memo.find(t); it != memo.end()) return it->second;
+      const auto& n = A.node(t);
+      using K = detail::BitAlg::K;
+      bool r = false;
+      switch (n.k) {
+        case K::var: r = true; break;
+        case K::not_: r = exact(n.a, memo); break;
+        case K::and_: case K::or_: case K::xor_: r = exact(n.a, memo) && exact(n.b, memo); break;
+        case K::lane: r = exact(n.a, memo); break;
+        case K::mux: {
+          r = exact(n.b, memo) && exact(n.c, memo);
+          for (Bit x : A.vec_bits(n.a)) r = r && exact(x, memo);
+          break;
+        }
+        default: r = false; break;  // top, proj
+      }
+      memo.emplace(t, r);
+      return r;
+    }
+
+    /// A model under which some bit of `bits` differs between words a and b in lane L (TermCnf::uniform for uniform
+    /// words), every input having the same value in every lane (and exec all ones where it is open, if `full_exec`):
+    /// the values of the variables it sets. Nothing when there is none (or when the budget says so, noted in the
+    /// flags).
+    std::optional<std::unordered_map<Bit, bool>> solve_difference(const Word& a, const Word& b,
+                                                                  const std::vector<unsigned>& bits, unsigned L,
+                                                                  bool full_exec, bool& out_of_budget,
+                                                                  bool& too_large) {
+      detail::Sat S;
+      detail::TermCnf cnf(A, S, sat.clauses_per_query);
+      std::vector<detail::Sat::Lit> diffs;
+      for (unsigned j : bits) {
+        detail::Sat::Lit x = 0, y = 0;
+        if (!cnf.encode(a[j], L, x) || !cnf.encode(b[j], L, y)) {
+          too_large = true;
+          return std::nullopt;
+        }
+        diffs.push_back(cnf.gate_xor(x, y));
+      }
+      S.add_clause(diffs);
+      if (full_exec)
+        for (unsigned h = 0; h < 2; ++h)
+          for (Bit e : init[detail::unit_exec + h]) {
+            if (detail::BitAlg::is_const(e)) continue;
+            detail::Sat::Lit l = 0;
+            if (!cnf.encode(e, detail::TermCnf::uniform, l)) {
+              too_large = true;
+              return std::nullopt;
+            }
+            S.add_clause({l});
+          }
+      // Lane-uniform inputs: a lane-varying variable encoded in several lanes (a lane mask's bits read lanes 0..63)
+      // takes one value in all of them.
+      const auto leaves = cnf.variables();
+      std::unordered_map<Bit, detail::Sat::Lit> first;
+      for (const auto& lf : leaves) {
+        const auto [it, fresh] = first.emplace(lf.t, lf.lit);
+        if (fresh) continue;
+        S.add_clause({detail::Sat::neg(it->second), lf.lit});
+        S.add_clause({it->second, detail::Sat::neg(lf.lit)});
+      }
+      ++sat.queries;
+      const auto r = S.solve(sat.conflicts_per_query);
+      sat.conflicts += S.conflicts();
+      if (r == detail::Sat::Result::unknown) out_of_budget = true;
+      if (r != detail::Sat::Result::sat) return std::nullopt;
+      std::unordered_map<Bit, bool> m;
+      for (const auto& lf : leaves) m[lf.t] = S.model(lf.lit >> 1) != static_cast<bool>(lf.lit & 1);
+      return m;
+    }
+
+    /// Re-runs both windows on constants, every unit's initial word evaluated under `model` (variables it does not
+    /// set are 0; the same value in every lane), and returns the counterexample if unit u then really differs with
+    /// every bit of it a constant on both sides (no opaque result in it).
+    std::optional<Counterexample> confirm(unsigned u, const std::unordered_map<Bit, bool>& model,
+                                          const std::vector<unsigned>& reads) {
+      std::vector<Word> cinit(detail::num_units);
+      for (unsigned v = 0; v < detail::num_units; ++v)
+        for (unsigned j = 0; j < 32; ++j) {
+          const Bit t = init[v][j];
+          if (detail::BitAlg::is_const(t)) cinit[v][j] = t;
+          else if (A.node(t).k == detail::BitAlg::K::var) {
+            const auto it = model.find(t);
+            cinit[v][j] = it != model.end() && it->second ? detail::bit1 : detail::bit0;
+          } else {
+            return std::nullopt;  // initial_state makes constants and variables only
+          }
+        }
+      detail::SymState c0{&cinit, {}, 0}, c1{&cinit, {}, 0};
+      for (std::size_t i : w0)
+        if (detail::step(A, c0, env0, k0.items[i].inst).refused) return std::nullopt;
+      for (const Inst* in : w1)
+        if (detail::step(A, c1, env1, *in).refused) return std::nullopt;
+      // The value of word w in lane L (a uniform constant is the same in every lane), or nothing if a bit is not a
+      // constant there.
+      auto value = [&](const Word& w, unsigned L) -> std::optional<std::uint32_t> {
+        std::uint32_t v = 0;
+        for (unsigned j = 0; j < 32; ++j) {
+          const Bit x = L < 64 ? A.lane(w[j], L) : w[j];
+          if (!detail::BitAlg::is_const(x)) return std::nullopt;
+          v |= (x == detail::bit1 ? 1u : 0u) << j;
+        }
+        return v;
+      };
+      const Word a = c0.get(u), b = c1.get(u);
+      const bool vector = u >= detail::unit_v0;
+      std::optional<unsigned> lane;
+      std::optional<std::uint32_t> x, y;
+      for (unsigned L = 0; L < (vector ? 64u : 1u); ++L) {
+        const unsigned at = vector ? L : 64u;
+        x = value(a, at), y = value(b, at);
+        if (x && y && *x != *y) {
+          if (vector) lane = L;
+          break;
+        }
+        x.reset(), y.reset();
+      }
+      if (!x || !y) return std::nullopt;
+      Counterexample c;
+      c.at = k0.items[w0.empty() ? anchor : w0.front()].inst.id;
+      c.where = where();
+      c.reg = detail::unit_name(u);
+      c.k0 = *x;
+      c.k1 = *y;
+      c.lane = lane;
+      for (unsigned v : reads) {
+        Counterexample::Input in;
+        in.reg = detail::unit_name(v);
+        const auto val = value(cinit[v], 64u);
+        if (!val) return std::nullopt;
+        in.value = *val;
+        in.known = std::all_of(init[v].begin(), init[v].end(), [](Bit t) { return detail::BitAlg::is_const(t); });
+        c.inputs.push_back(std::move(in));
+      }
+      return c;
+    }
 
     // -- the window --
 
@@ -472,6 +843,8 @@ class EquivalenceProver {
         if (k1.items[s1[i]].kind != Item::Kind::inst) return "the change crosses a label";
         w1.push_back(&k1.items[s1[i]].inst);
       }
+      if (s0.size() - suf < s0.size()) k0_next = s0[s0.size() - suf];
+      if (s1.size() - suf < s1.size()) k1_next = s1[s1.size() - suf];
       if (w0.size() > P.budget_.max_window || w1.size() > P.budget_.max_window)
         return "the change spans more than " + std::to_string(P.budget_.max_window) + " instructions";
       auto refuse_inst = [&](const Inst& in) -> std::string {
@@ -1383,6 +1756,14 @@ class EquivalenceProver {
   auto pv = EquivalenceProver::make(k0, facts, budget);
   if (!pv) return {false, "no analysis of K0: " + pv.error().message};
   return pv->prove(k1, site);
+}
+
+/// One-shot form of EquivalenceProver::refute: K0's known bits are computed for this call only.
+[[nodiscard]] inline Refutation refute_equivalence(const Program& k0, const Program& k1, std::optional<InstId> site,
+                                                   const LaunchFacts& facts, ProofBudget budget = {}) {
+  auto pv = EquivalenceProver::make(k0, facts, budget);
+  if (!pv) return {Refutation::Kind::unknown, std::nullopt, "no analysis of K0: " + pv.error().message, 0};
+  return pv->refute(k1, site);
 }
 
 }  // namespace asmevo::analysis

@@ -6,7 +6,8 @@
 // extracts, add/sub with carry, multiplies when the operands allow (constants, or a few set bits), selects, compares
 // (decided from known bits when they can be), the exec-mask idioms (s_*_saveexec_b64), and the VALU integer
 // counterparts (v_mov, v_cndmask, v_and/or/xor/not, v_lshl/lshr/ashr, v_add/sub with carries, v_lshl_add_u64,
-// v_mad_u64_u32, v_add3/xad/lshl_or/and_or/or3, v_bfe, v_cmp/v_cmpx on integers, v_cmp_o/u_f32 as a NaN test;
+// v_mad_u64_u32, v_add3/xad/lshl_or/and_or/or3, v_bfe, v_cmp/v_cmpx on integers, v_cmp/v_cmpx on f32 as bit
+// circuits (the order compares only where MODE keeps f32 input denormals, see valu());
 // byte and short loads zero- or sign-extended; v_max_f32/v_min_f32 x, x of a canonical x, see canonical()). A VALU
 // result goes to the active lanes only: the register becomes mux(exec, new, old) (MI300 ISA §3.3 "EXEC": "inactive
 // lanes are not written").
@@ -1263,6 +1264,69 @@ class Evaluator {
     return b;
   }
 
+  /// An f32 source of a lane-wise operation as 32 bits: a register or an integer constant (its bits), or a float
+  /// constant the assembler encodes exactly as an f32 (inline 0.5, 1.0, 2.0, 4.0 and their negatives, or a literal
+  /// that is exactly an f32). Anything else (1/(2*pi), a rounded literal, an expression): nothing.
+  std::optional<Bits> f32_operand(int k, std::uint32_t xv) {
+    const Operand& o = in.ops[static_cast<std::size_t>(k)];
+    if (o.kind == Operand::Kind::real) {
+      const auto x = static_cast<float>(o.real);
+      if (!(static_cast<double>(x) == o.real)) return std::nullopt;  // not exact (or a NaN, whose payload is not kept)
+      const auto v = std::bit_cast<std::uint32_t>(x);
+      Bits b(32);
+      for (unsigned j = 0; j < 32; ++j) b[j] = (v >> j) & 1 ? bit1 : bit0;
+      return b;
+    }
+    if (o.kind != Operand::Kind::reg && !int_constant(o, ops_info[static_cast<std::size_t>(k)])) return std::nullopt;
+    return sval(k, xv, 32);
+  }
+
+  /// The f32 compare `pred` (VOPC spelling: f lt eq le gt lg ge o u nge nlg ngt nle neq nlt tru) of a and b, as a
+  /// circuit; nothing for a predicate not listed (class). Valid where denormal inputs are kept (see valu()).
+  std::optional<Bit> f32_compare(std::string_view pred, const Bits& a, const Bits& b) {
+    constexpr unsigned fb = 23;
+    auto is_nan = [&](const Bits& x) {
+      Bit e = bit1, fr = bit0;
+      for (unsigned j = fb; j < 31; ++j) e = A.and_(e, x[j]);
+      for (unsigned j = 0; j < fb; ++j) fr = A.or_(fr, x[j]);
+      return A.and_(e, fr);
+    };
+    const Bit unordered = A.or_(is_nan(a), is_nan(b));
+    if (pred == "o") return A.not_(unordered);
+    if (pred == "u") return unordered;
+    if (pred == "f") return bit0;
+    if (pred == "tru") return bit1;
+    // Ordered values: +0 and -0 are equal; otherwise the order of sign-magnitude numbers is the unsigned order of
+    // the key that flips the sign bit of a positive value and every bit of a negative one.
+    Bit both_zero = bit1;
+    for (unsigned j = 0; j < 31; ++j) both_zero = A.and_(both_zero, A.and_(A.not_(a[j]), A.not_(b[j])));
+    auto key = [&](const Bits& x) {
+      Bits k(32);
+      for (unsigned j = 0; j < 31; ++j) k[j] = A.xor_(x[j], x[31]);
+      k[31] = A.not_(x[31]);
+      return k;
+    };
+    const Bits ka = key(a), kb = key(b);
+    Bit same = bit1;
+    for (unsigned j = 0; j < 32; ++j) same = A.and_(same, A.not_(A.xor_(a[j], b[j])));
+    const Bit eq = A.or_(same, both_zero);
+    const Bit lt = A.and_(A.not_(both_zero), less_unsigned(ka, kb));
+    const Bit gt = A.and_(A.not_(both_zero), less_unsigned(kb, ka));
+    Bit r;
+    std::string_view p = pred;
+    const bool negated = p.size() == 3 && p[0] == 'n';  // nge, nlg, ngt, nle, neq, nlt: true when unordered
+    if (negated) p = p.substr(1);
+    if (p == "lt") r = lt;
+    else if (p == "eq") r = eq;
+    else if (p == "le") r = A.or_(lt, eq);
+    else if (p == "gt") r = gt;
+    else if (p == "lg") r = A.not_(eq);
+    else if (p == "ge") r = A.or_(gt, eq);
+    else return std::nullopt;
+    r = A.and_(A.not_(unordered), r);
+    return negated ? A.not_(r) : r;
+  }
+
   bool valu() {
     if (!plain()) return false;
     const std::string_view m = f.mnemonic;
@@ -1276,26 +1340,26 @@ class Evaluator {
       if (us == std::string_view::npos) return false;
       const auto pred = rest.substr(0, us);
       const auto ty = rest.substr(us + 1);
-      if ((pred == "o" || pred == "u") && ty == "f32" && k0 >= 0 && k1 >= 0) {
-        // Ordered / unordered: neither / either operand is a NaN (IEEE 754-2019 §5.11; MI300 ISA V_CMP_O / V_CMP_U).
-        // Whether a value is a NaN is a function of its bits: exponent all ones and fraction nonzero, so the
-        // compare is an exact circuit, with no floating-point arithmetic in it. (f32 only: there a constant operand's
-        // bits are its f32 encoding whatever the instruction's type, which is not so for f16 and f64.)
-        constexpr unsigned w = 32, fb = 23;
-        auto is_nan = [&](const Bits& x) {
-          Bit e = bit1, fr = bit0;
-          for (unsigned j = fb; j + 1 < w; ++j) e = A.and_(e, x[j]);
-          for (unsigned j = 0; j < fb; ++j) fr = A.or_(fr, x[j]);
-          return A.and_(e, fr);
-        };
-        const Bits a = sval(k0, xv, w), b = sval(k1, xv, w);
-        const Bit either = A.or_(is_nan(a), is_nan(b));
-        const Bits mask = lane_mask(pred == "u" ? either : A.not_(either), ex);
-        const int ks = find("sdst");
-        if (ks >= 0) write_op(ks, mask);
-        if (f.implicit_defs & isa::reg::vcc) write_units({unit_vcc, unit_vcc + 1}, mask);
-        if (f.implicit_defs & isa::reg::exec) write_units({unit_exec, unit_exec + 1}, mask);
-        return true;
+      // f32 compares are functions of the operands' bits: NaN is exponent all ones and a nonzero fraction, and
+      // ordered values compare as sign-magnitude numbers with +0 = -0 (IEEE 754-2019 §5.11; MI300 ISA V_CMP_*_F32),
+      // so they are exact circuits, with no floating-point arithmetic in them. Ordered / unordered never look past
+      // the NaN test. The order compares are exact only where MODE keeps f32 input denormals throughout
+      // (EvalEnv::f32_mode bit 0): whether a compare flushes a denormal input under FP_DENORM flush modes is not
+      // relied on, so there (or when MODE is not known) they stay opaque; e.g. v_cmp_lt_f32 of 0x1 and 0 is 1 with
+      // denormals kept and perhaps 0 when they are flushed. (f32 only: a constant operand's bits are its f32
+      // encoding whatever the instruction's type, which is not so for f16 and f64.)
+      if (ty == "f32" && k0 >= 0 && k1 >= 0 &&
+          (pred == "o" || pred == "u" || (env.f32_mode >= 0 && (env.f32_mode & 1)))) {
+        const auto a = f32_operand(k0, xv), b = f32_operand(k1, xv);
+        const auto r = a && b ? f32_compare(pred, *a, *b) : std::nullopt;
+        if (r) {
+          const Bits mask = lane_mask(*r, ex);
+          const int ks = find("sdst");
+          if (ks >= 0) write_op(ks, mask);
+          if (f.implicit_defs & isa::reg::vcc) write_units({unit_vcc, unit_vcc + 1}, mask);
+          if (f.implicit_defs & isa::reg::exec) write_units({unit_exec, unit_exec + 1}, mask);
+          return true;
+        }
       }
       if (!(ty == "i32" || ty == "u32" || ty == "i16" || ty == "u16" || ty == "i64" || ty == "u64")) return false;
       const auto c = cmp_of(pred);

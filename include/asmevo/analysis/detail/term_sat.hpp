@@ -110,6 +110,22 @@ class TermCnf {
     return true;
   }
 
+  /// Every variable bit encoded so far, with the lane it was encoded in (`uniform` for a uniform one) and its
+  /// literal: what a model assigns the inputs (detail::term_sat's callers that want a counterexample read it).
+  struct Leaf {
+    Bit t;
+    unsigned lane;
+    Sat::Lit lit;
+  };
+  [[nodiscard]] std::vector<Leaf> variables() const {
+    std::vector<Leaf> out;
+    for (const auto& [k, l] : memo_) {
+      const auto t = static_cast<Bit>(k >> 7);
+      if (A_.node(t).k == BitAlg::K::var) out.push_back({t, static_cast<unsigned>(k & 0x7f), l});
+    }
+    return out;
+  }
+
   [[nodiscard]] Sat::Lit gate_and(Sat::Lit x, Sat::Lit y) {
     const Sat::Lit g = Sat::pos(S_.new_var());
     S_.add_clause({Sat::neg(g), x});
