@@ -146,10 +146,10 @@ std::size_t count_findings(const std::vector<verify::KernelFindings>& f) {
 // The load's value is read before any s_waitcnt at site A (a waitcnt finding: at the v_add, other the load); site B
 // prints the same two instructions but waits.
 const char* const k0_text = R"(vec_add:
-  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v0, s[0:1]
   v_add_f32_e32 v4, v1, v1
   s_waitcnt vmcnt(0)
-  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v0, s[0:1]
   s_waitcnt vmcnt(0)
   v_add_f32_e32 v4, v1, v1
   s_endpgm
@@ -182,10 +182,10 @@ class StaticFindings : public ::testing::Test {
 TEST_F(StaticFindings, TheSameFindingMovedToAnotherSiteIsNew) {
   // Site A fixed, site B broken: K1 has one finding, printed exactly like K0's (rule, v_add, load).
   const auto k1 = with_program(k0, R"(vec_add:
-  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v0, s[0:1]
   s_waitcnt vmcnt(0)
   v_add_f32_e32 v4, v1, v1
-  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v0, s[0:1]
   v_add_f32_e32 v4, v1, v1
   s_endpgm
 )");
@@ -209,10 +209,10 @@ TEST_F(StaticFindings, TheSameFindingMovedToAnotherSiteIsNew) {
 
 TEST_F(StaticFindings, ASecondSiteBesideTheKnownOneIsNew) {
   const auto k1 = with_program(k0, R"(vec_add:
-  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v0, s[0:1]
   v_add_f32_e32 v4, v1, v1
   s_waitcnt vmcnt(0)
-  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v0, s[0:1]
   v_add_f32_e32 v4, v1, v1
   s_endpgm
 )");
@@ -225,11 +225,11 @@ TEST_F(StaticFindings, KnownFindingBehindUnrelatedInsertionsIsInherited) {
   // An s_nop at the top and a v_mov between the load and its use: the finding is K0's, at the same place.
   const auto k1 = with_program(k0, R"(vec_add:
   s_nop 0
-  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v0, s[0:1]
   v_mov_b32_e32 v5, 0
   v_add_f32_e32 v4, v1, v1
   s_waitcnt vmcnt(0)
-  global_load_dword v1, v[2:3], off
+  global_load_dword v1, v0, s[0:1]
   s_waitcnt vmcnt(0)
   v_add_f32_e32 v4, v1, v1
   s_endpgm
@@ -638,8 +638,9 @@ TEST(Lds, K1PastK0sLdsNeedsADeclaredAllocation) {
 
 /// vec_add's K1 adds s40 to the last element's sum before its store. s40 is no SGPR the initial state sets (user
 /// SGPRs s0..s13, the workgroup id in s14), so on hardware it holds garbage; were the emulator to start it at zero, K1
-/// would store the same bits as K0 and pass. It starts as garbage (the same for K0 and K1 in one trial): rejected by
-/// the runs, at an element of the last quarter of a block.
+/// would store the same bits as K0 and pass. The static checks name the read (undef:read); with them off, s40 starts
+/// as garbage (the same for K0 and K1 in one trial): rejected by the runs, at an element of the last quarter of a
+/// block.
 TEST(UndefinedRegisters, AReadOfAnSgprNothingWroteIsCaught) {
   ASMEVO_REQUIRE_CORPUS(dir);
   auto k0 = verify::load_code_object(triton(dir, "vec_add_f32"));
@@ -654,7 +655,14 @@ TEST(UndefinedRegisters, AReadOfAnSgprNothingWroteIsCaught) {
   auto shapes = verify::read_launch_file(launch_file("vec_add_f32"));
   ASSERT_TRUE(shapes);
   verify::EmuExecutor exec;
-  auto r = verify::differential_verify(*k0, *k1, *shapes, exec);
+  auto st = verify::differential_verify(*k0, *k1, *shapes, exec);
+  ASSERT_TRUE(st) << st.error().str();
+  EXPECT_EQ(st->rejected_by, "static") << st->reason;
+  EXPECT_NE(st->reason.find("undef:read"), std::string::npos) << st->reason;
+  EXPECT_NE(st->reason.find("reads s40"), std::string::npos) << st->reason;
+  verify::VerifyOptions o;
+  o.static_checks = false;
+  auto r = verify::differential_verify(*k0, *k1, *shapes, exec, o);
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent) << r->rejected_by << ": " << r->reason;
   EXPECT_EQ(r->rejected_by, "run") << r->reason;

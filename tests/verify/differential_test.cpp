@@ -205,13 +205,26 @@ TEST_P(TritonVerify, RoundTripsAreEquivalent) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ASSERT_TRUE(r) << r.error().str();
     EXPECT_EQ(r->verdict, verify::Verdict::equivalent) << r->rejected_by << ": " << r->reason;
-    // Every shape and trial ran, K0 once and K1 under two schedules, and compared every buffer.
+    // Every shape and trial ran, K0 once and K1 under two schedules, and compared every buffer; then each shape's
+    // probe trials (specials, ties, binades), K1 under one schedule.
     ASSERT_EQ(r->json["shapes"].size(), shapes->size());
+    std::size_t probes = 0;
     for (std::size_t i = 0; i < shapes->size(); ++i) {
       const auto& sh = r->json["shapes"][i];
-      ASSERT_EQ(sh["trials"].size(), (*shapes)[i].trials);
-      for (const auto& t : sh["trials"]) ASSERT_EQ(t["k1"].size(), 2u);
+      std::size_t own = 0;
+      for (const auto& t : sh["trials"]) {
+        if (t.contains("probe")) {
+          ++probes;
+          if (!t.contains("skipped")) ASSERT_EQ(t["k1"].size(), 1u);
+        } else {
+          ++own;
+          ASSERT_EQ(t["k1"].size(), 2u);
+        }
+      }
+      ASSERT_EQ(own, (*shapes)[i].trials);
     }
+    EXPECT_EQ(probes, 3 * shapes->size()) << "every shape has float data inputs to probe";
+    EXPECT_GT(r->json["probe_trials"].get<std::size_t>(), 0u);
     std::printf("%s %s: %s in %.2f s\n", stem, std::string(to_string(GetParam())).c_str(),
                 std::string(verify::to_string(r->verdict)).c_str(), s);
   }
@@ -288,7 +301,10 @@ TEST(Defects, WriteToANonOutputBufferIsCaught) {
   auto shapes = verify::read_launch_file(launch_file("vec_add_f32"));
   ASSERT_TRUE(shapes);
   verify::EmuExecutor exec;
-  auto r = verify::differential_verify(*k0, *k1, *shapes, exec);
+  // One changed operand: the prover would refute it before the runs; this test is about what the runs report.
+  verify::VerifyOptions o;
+  o.refute = false;
+  auto r = verify::differential_verify(*k0, *k1, *shapes, exec, o);
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent);
   const auto& spec = (*shapes)[0];

@@ -50,7 +50,7 @@ void print_differences(const Json& receipt) {
 
 int cmd_verify(int argc, char** argv) {
   auto a = parse_args(argc, argv, {"--launch", "--executor", "--receipt", "--trials", "--seed", "--schedules", "--limit"},
-                      {"--json", "--no-static", "--no-state-check"});
+                      {"--json", "--no-static", "--no-state-check", "--no-probes", "--no-refute"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 2)
     return usage_error("verify takes two code objects: asmevo verify K0.co K1.co --launch L.json [--executor emu|hip] "
@@ -74,6 +74,8 @@ int cmd_verify(int argc, char** argv) {
   if (trials) vo.trials = static_cast<std::uint32_t>(*trials);
   vo.static_checks = !a.opt.count("--no-static");
   vo.state_check = !a.opt.count("--no-state-check");
+  vo.probes = !a.opt.count("--no-probes");
+  vo.refute = !a.opt.count("--no-refute");
   eo.instruction_limit = *limit;
   std::string executor = "emu";
   if (auto e = a.opt.find("--executor"); e != a.opt.end()) executor = e->second;

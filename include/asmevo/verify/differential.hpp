@@ -6,7 +6,11 @@
 // The cheap rejections run first and a K1 that fails one is never run further: (a) ABI (codeobject::check_abi),
 // (b) static checks (verify/static_checks.hpp; K0's own findings are reported, and tolerated in K1 only at the same
 // place: K1's instructions are aligned with K0's kernel by kernel and a finding is inherited when its instructions
-// map onto a K0 finding of the same rule), (c) memory model (verify/memory_model.hpp), (d) coverage (a kernel no
+// map onto a K0 finding of the same rule; this includes reads of undefined registers and hardware-decided values
+// reaching memory or control), (b') approximate semantics (on the emulator, a K1 that adds or changes an
+// instruction the emulator only approximates is unverified, approximate_changes), (b'') refutation (a single edited
+// window for which the equivalence prover finds register values that make a later-read register differ:
+// analysis::EquivalenceProver::refute), (c) memory model (verify/memory_model.hpp), (d) coverage (a kernel no
 // launch runs must keep K0's code), (e) runs on an Executor, where the emulator also records, at the first
 // instruction after each edited region (state_points), the registers both kernels may still read there, and K1 must
 // hold K0's values in the lanes EXEC enables (the state check: an edit whose difference the outputs hide -- rounding to
@@ -40,15 +44,18 @@
 #include <nlohmann/json.hpp>
 
 #include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/equivalence.hpp"
 #include "asmevo/analysis/liveness.hpp"
 #include "asmevo/analysis/resources.hpp"
 #include "asmevo/codeobject/abi.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/verify/emu/fp.hpp"
+#include "asmevo/verify/emu/semantics.hpp"
 #include "asmevo/verify/emu/watch.hpp"
 #include "asmevo/verify/executor.hpp"
 #include "asmevo/verify/kernargs.hpp"
+#include "asmevo/verify/launch_facts.hpp"
 #include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/memory_model.hpp"
 #include "asmevo/verify/static_checks.hpp"
@@ -78,11 +85,16 @@ struct VerifyOptions {
   /// Compare the registers K0 and K1 hold after each edited region (state_points), where the executor can observe
   /// them (the emulator). Off when any shape declares a tolerance: such an edit may reassociate.
   bool state_check = true;
+  /// Look for a counterexample to the edited window's equivalence before running (analysis::EquivalenceProver::refute).
+  bool refute = true;
+  /// After each shape's own trials, run its probe trials (probes_of): specials, ties and wide magnitudes drawn into
+  /// the data inputs, each with one K1 schedule.
+  bool probes = true;
 };
 
 struct Receipt {
   Verdict verdict = Verdict::equivalent;
-  std::string rejected_by;  ///< "", "abi", "static", "memory_model", "coverage", "run", "state"
+  std::string rejected_by;  ///< "", "abi", "static", "approximate", "refuted", "memory_model", "coverage", "run", "state"
   std::string reason;       ///< one line in the user's terms
   nlohmann::ordered_json json;
 };
@@ -280,6 +292,7 @@ using OJson = nlohmann::ordered_json;
     case Init::random: {
       OJson j{{"init", "random"}, {"seed", in.seed + trial}, {"min", in.min}, {"max", in.max}};
       if (in.specials > 0) j["specials"] = in.specials;
+      if (in.ties > 0) j["ties"] = in.ties;
       return j;
     }
     case Init::log_random:
@@ -577,6 +590,15 @@ template <class F>
   return seq;
 }
 
+/// `in` with every register index set to 0 (file, width and modifiers kept), printed: what an instruction computes
+/// apart from which registers it names, so that renaming (vgpr-compact) or moving it keeps the text.
+[[nodiscard]] inline std::string shape_text(const Inst& in) {
+  Inst copy = in;
+  for (auto& o : copy.ops)
+    if (o.is_reg()) o.reg.index = 0;
+  return inst_text(copy, [](const std::string&) { return std::string("<label>"); });
+}
+
 /// A finding about the whole kernel rather than one site: the ABI register-count rules point at the kernel's first
 /// instruction only because a finding needs an `at`; their message states the counts, which identify them.
 [[nodiscard]] inline bool kernel_wide(const analysis::Finding& f) {
@@ -675,6 +697,51 @@ namespace detail {
 }
 
 }  // namespace detail
+
+/// An instruction the emulator evaluates only approximately (emu::Exactness::approximate) that K1 adds or changes.
+struct ApproximateChange {
+  std::string kernel;
+  InstId at{};          ///< in K1
+  std::string text;     ///< K1's instruction as printed
+  std::string mnemonic;
+  std::string note;     ///< what the emulator does differently (emu::Semantics::note)
+};
+
+/// The approximately emulated instructions of K1 (emu::find_semantics) that K0 does not explain, per kernel: their
+/// code is compared as a multiset of detail::shape_text, so moving or renaming registers of such an instruction is
+/// no change, but a new one (v_exp_f32 -> v_exp_legacy_f32: the emulator evaluates both alike, hardware does not), one
+/// more of the same (an unrolled v_exp_f32 reading other values), or other modifiers or constants (v_rcp_f32 with
+/// `mul:2`) is. Runs cannot verify such an instruction: where K0 and K1 both run it on the same values they agree
+/// whatever it computes, but on new values the emulator's answer is not the hardware's. `tolerant` names the
+/// kernels whose every launch declares a tolerance for every output (then a close answer is all that is asked),
+/// which are not checked. Kernels no spec launches are left to unlaunched_changes.
+[[nodiscard]] inline std::vector<ApproximateChange> approximate_changes(const codeobject::Module& m0,
+                                                                        const codeobject::Module& m1,
+                                                                        const std::set<std::string>& tolerant) {
+  std::vector<ApproximateChange> out;
+  const analysis::Cfg g0 = analysis::build_cfg(m0.program), g1 = analysis::build_cfg(m1.program);
+  auto approximate = [](const Inst& in) -> const emu::Semantics* {
+    const auto* s = emu::find_semantics(isa::forms(in.target)[in.form].mnemonic);
+    return s && s->exactness == emu::Exactness::approximate ? s : nullptr;
+  };
+  for (const auto& k : m1.kernels) {
+    if (tolerant.count(k.name)) continue;
+    std::map<std::string, int> k0_count;
+    for (const std::size_t i : detail::kernel_code(m0.program, g0, k.name))
+      if (approximate(m0.program.items[i].inst)) ++k0_count[detail::shape_text(m0.program.items[i].inst)];
+    for (const std::size_t i : detail::kernel_code(m1.program, g1, k.name)) {
+      const Inst& in = m1.program.items[i].inst;
+      const auto* sem = approximate(in);
+      if (!sem) continue;
+      if (int& left = k0_count[detail::shape_text(in)]; left > 0) {
+        --left;
+        continue;
+      }
+      out.push_back({k.name, in.id, print_inst(in), std::string(sem->mnemonic), std::string(sem->note)});
+    }
+  }
+  return out;
+}
 
 /// A kernel that no launch runs and whose code K1 changed.
 struct UnlaunchedChange {
@@ -1085,6 +1152,93 @@ struct StatePoint {
 // The verifier
 // ---------------------------------------------------------------------------------------------------------------
 
+/// An extra trial the verifier runs after a shape's own: the same launch with its data inputs redrawn to expose
+/// edits that the launch file's draws never meet (an off-by-one compare, a NaN test on the wrong operand, a
+/// tie-break turned around, a scale constant of a rare underflow path).
+struct Probe {
+  std::string kind;  ///< "specials", "ties" or "binades"
+  LaunchSpec spec;   ///< the shape with the probed inputs
+  std::vector<std::size_t> args;  ///< the arguments redrawn
+};
+
+namespace detail {
+
+/// The finite range the values of buffer `b` take in trial 0: [min, max] of a random init, +-max of a signed
+/// log_random one, else the smallest and largest finite element of its bytes (file, iota). Nullopt when there is
+/// no finite element or the bytes cannot be made.
+[[nodiscard]] inline std::optional<std::pair<double, double>> value_range(const BufferArg& b) {
+  switch (b.init.kind) {
+    case Init::random: return std::pair{b.init.min, b.init.max};
+    case Init::log_random: return std::pair{b.init.signed_values ? -b.init.max : b.init.min, b.init.max};
+    case Init::zeros:
+    case Init::fill: return std::nullopt;
+    default: break;
+  }
+  const auto bytes = materialize(b, 0);
+  if (!bytes) return std::nullopt;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (std::size_t i = 0; i < b.count; ++i) {
+    const double v = element_at(*bytes, b.dtype, i).value;
+    if (!std::isfinite(v)) continue;
+    lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  if (!(lo <= hi)) return std::nullopt;
+  return std::pair{lo, hi};
+}
+
+}  // namespace detail
+
+/// The probe trials of `spec` (VerifyOptions::probes), in order, each only when it redraws some argument. Only
+/// buffers that carry data are redrawn -- float buffers whose init draws or reads values (random, log_random, file,
+/// iota), and integer buffers with a random init, kept inside their declared [min, max] so that an index stays an
+/// index -- never a scalar (sizes, strides, flags), a zero or filled buffer (an output, or a counter), or an integer
+/// buffer read from a file (it may hold indexes). Seeds are fixed, so a probe draws the same inputs every time.
+///  - specials: floats uniform over the argument's own range with 5% of elements from special_bits (signed zeros,
+///    infinities, NaN, subnormals, the extremes, values far outside the range);
+///  - ties: floats and integers drawn from 4 values of the argument's range, so compares, max and argmax tie;
+///  - binades: floats log-uniform over every binade from 2^-24 (or the dtype's smallest normal) to 2^24 (or a
+///    quarter of its largest finite value), both signs.
+/// A shape that declares a tolerance gets only the ties probe: specials and wide magnitudes make a reassociated
+/// sum differ by more than any tolerance allows, which says nothing about the edit.
+[[nodiscard]] inline std::vector<Probe> probes_of(const LaunchSpec& spec) {
+  bool tolerance = false;
+  for (const auto& t : spec.tolerance) tolerance = tolerance || t.has_value();
+  std::vector<Probe> out;
+  for (const std::string_view kind : {"specials", "ties", "binades"}) {
+    if (tolerance && kind != "ties") continue;
+    Probe p{std::string(kind), spec, {}};
+    for (std::size_t a = 0; a < spec.args.size(); ++a) {
+      if (spec.args[a].kind != ArgSpec::Kind::buffer) continue;
+      BufferArg& b = p.spec.args[a].buffer;
+      const bool is_float = dtype_is_float(b.dtype);
+      if (!is_float && (b.init.kind != Init::random || kind != "ties")) continue;
+      const auto range = detail::value_range(spec.args[a].buffer);
+      if (!range) continue;
+      Init in;
+      in.seed = 0x5eed0000ull + 0x100ull * (kind == "specials" ? 1 : kind == "ties" ? 2 : 3) + a;
+      if (kind == "binades") {
+        // The smallest normal is 2^(1 - bias) (fnuz formats have a bias one larger: launch_spec.hpp float_layout).
+        const auto f = detail::float_layout(b.dtype);
+        const int bias = (1 << (f.exp_bits - 1)) - (f.flavor == detail::FloatLayout::fnuz ? 0 : 1);
+        in.kind = Init::log_random;
+        in.min = std::max(0x1p-24, std::ldexp(1.0, 1 - bias));
+        in.max = std::max(in.min, std::min(0x1p24, detail::dtype_info(b.dtype).max_finite / 4));
+        in.signed_values = true;
+      } else {
+        in.kind = Init::random;
+        in.min = range->first;
+        in.max = range->second;
+        if (kind == "specials") in.specials = 0.05;
+        else in.ties = 4;
+      }
+      b.init = in;
+      p.args.push_back(a);
+    }
+    if (!p.args.empty()) out.push_back(std::move(p));
+  }
+  return out;
+}
+
 /// What the runs the verifier makes of K0 exercise: `k` on every shape of `shapes`, every trial (opt.trials or the
 /// shape's), schedule seeds from opt.seed on. Up to canary outputs and schedule order these are K0's runs in
 /// differential_verify, so a change confined to code they ran with a lane enabled passes its coverage gate. Errors are those of a run
@@ -1129,7 +1283,8 @@ template <Executor E>
     if (names.size() == 1) j["kernel"] = names[0];
     else j["kernel"] = std::move(names);
   }
-  j["options"] = {{"schedules", opt.schedules}, {"static_checks", opt.static_checks}, {"seed", opt.seed}};
+  j["options"] = {{"schedules", opt.schedules}, {"static_checks", opt.static_checks}, {"seed", opt.seed},
+                  {"probes", opt.probes}, {"refute", opt.refute}};
   if (opt.trials) j["options"]["trials"] = *opt.trials;
 
   // Records the verdict; the caller returns `r` (moved) once nothing more goes into the receipt.
@@ -1195,6 +1350,85 @@ template <Executor E>
       return finish(Verdict::not_equivalent, "static",
                     "K1 has " + std::to_string(k1_new.size()) + " static finding(s) K0 does not have at the same place; "
                     "the first: " + first);
+  }
+
+  // (b') Approximate semantics: the runs below verify nothing about an instruction the emulator only approximates
+  // and that K1 adds or changes (approximate_changes), unless every launch of its kernel declares a tolerance for
+  // every output. Hardware runs evaluate the real instructions, so only an emulating executor needs this.
+  if constexpr (requires { E::emulated_semantics; }) {
+    std::set<std::string> launched, intolerant;
+    for (const auto& s : shapes) {
+      const std::string name = s.kernel.empty() && k1.module.kernels.size() == 1 ? k1.module.kernels[0].name : s.kernel;
+      launched.insert(name);
+      bool all = !s.outputs.empty();
+      for (const auto a : s.outputs)
+        all = all && a < s.args.size() && s.args[a].kind == ArgSpec::Kind::buffer &&
+              dtype_is_float(s.args[a].buffer.dtype) && s.tolerance_for(s.args[a].buffer.dtype).has_value();
+      if (!all) intolerant.insert(name);
+    }
+    std::set<std::string> tolerant;
+    for (const auto& n : launched)
+      if (!intolerant.count(n)) tolerant.insert(n);
+    const auto changes = approximate_changes(k0.module, k1.module, tolerant);
+    OJson list = OJson::array();
+    for (const auto& c : changes)
+      list.push_back({{"kernel", c.kernel}, {"at", detail::id_text(c.at)}, {"instruction", c.text}, {"note", c.note}});
+    j["approximate"] = std::move(list);
+    if (!tolerant.empty()) {
+      OJson t = OJson::array();
+      for (const auto& n : tolerant) t.push_back(n);
+      j["approximate_tolerated"] = std::move(t);
+    }
+    if (!changes.empty()) {
+      const auto& c = changes.front();
+      return finish(Verdict::not_equivalent, "approximate",
+                    "unverified: `" + c.mnemonic + "` is emulated approximately (" + c.note + "); K1 adds or changes " +
+                        detail::id_text(c.at) + " `" + c.text + "` in kernel '" + c.kernel +
+                        "' (declare a tolerance for the outputs to accept a close answer)" +
+                        (changes.size() > 1 ? "; " + std::to_string(changes.size() - 1) + " more" : std::string()));
+    }
+  } else {
+    j["approximate"] = "not checked: the executor runs the instructions themselves";
+  }
+
+  // (b'') Refutation: where K1 differs from K0 in one window, the equivalence prover looks for register values at the
+  // window's entry (consistent with what the launch fixes, per shape) under which a register still read after the
+  // window differs (analysis::EquivalenceProver::refute). Such a counterexample rejects K1 even when no input of the
+  // runs below meets it (v_cmp_gt_f32 -> v_cmp_ge_f32 against -126.0). Several windows, or a window the prover does
+  // not model, leave this to the runs.
+  if (opt.refute) {
+    OJson rj = OJson::array();
+    std::optional<std::string> refuted;
+    for (std::size_t si = 0; si < shapes.size() && !refuted; ++si) {
+      OJson e;
+      e["shape"] = si;
+      auto facts = launch_facts(k0.module, shapes[si]);
+      if (!facts) {
+        e["result"] = "not tried: " + facts.error().message;
+        rj.push_back(std::move(e));
+        continue;
+      }
+      auto pv = analysis::EquivalenceProver::make(k0.module.program, *facts);
+      if (!pv) {
+        e["result"] = "not tried: " + pv.error().message;
+        rj.push_back(std::move(e));
+        continue;
+      }
+      const analysis::Refutation ref = pv->refute(k1.module.program);
+      e["result"] = ref.refuted() ? "refuted" : ref.kind == analysis::Refutation::Kind::none ? "none" : "unknown";
+      if (ref.refuted()) {
+        e["counterexample"] = ref.cex->text();
+        refuted = (shapes.size() > 1 ? "shape " + std::to_string(si) + ": " : std::string()) + ref.cex->text();
+      } else {
+        e["reason"] = ref.reason;
+      }
+      rj.push_back(std::move(e));
+      if (ref.kind == analysis::Refutation::Kind::unknown) break;  // not one window: no other shape decides
+    }
+    j["refutation"] = std::move(rj);
+    if (refuted)
+      return finish(Verdict::not_equivalent, "refuted",
+                    "K1's edited window computes a different value that is read later: " + *refuted);
   }
 
   // (c) Memory model: the scope bits of every memory access.
@@ -1265,21 +1499,31 @@ template <Executor E>
   Exercised ran0, ran1;
   OJson shapes_json = OJson::array();
   bool verdict = false;  // a run decided (the receipt's verdict fields are set)
+  std::size_t probe_trials = 0;
   for (std::size_t si = 0; si < shapes.size() && !verdict; ++si) {
-    const LaunchSpec& spec = shapes[si];
+    const LaunchSpec& declared = shapes[si];
     OJson sj;
     sj["shape"] = si;
-    sj["kernel"] = spec.kernel;
-    sj["grid"] = spec.grid;
-    if (spec.block) sj["block"] = *spec.block;
+    sj["kernel"] = declared.kernel;
+    sj["grid"] = declared.grid;
+    if (declared.block) sj["block"] = *declared.block;
     else sj["block"] = "from the kernel's metadata";
     OJson trials_json = OJson::array();
-    const std::uint32_t trials = opt.trials ? *opt.trials : spec.trials;
+    const std::uint32_t trials = opt.trials ? *opt.trials : declared.trials;
+    const std::vector<Probe> probes = opt.probes ? probes_of(declared) : std::vector<Probe>{};
     const std::string where_shape = shapes.size() > 1 ? "shape " + std::to_string(si) + ", " : std::string();
-    for (std::uint32_t t = 0; t < trials && !verdict; ++t) {
+    for (std::uint32_t t = 0; t < trials + probes.size() && !verdict; ++t) {
+      // Trials from `trials` on are the probes: the shape with redrawn data inputs (probes_of).
+      const Probe* probe = t < trials ? nullptr : &probes[t - trials];
+      const LaunchSpec& spec = probe ? probe->spec : declared;
       OJson tj;
       tj["trial"] = t;
-      const std::string where = where_shape + "trial " + std::to_string(t);
+      if (probe) {
+        tj["probe"] = probe->kind;
+        tj["probed_args"] = probe->args;
+      }
+      const std::string where =
+          where_shape + "trial " + std::to_string(t) + (probe ? " (probe: " + probe->kind + ")" : std::string());
       auto is_output = [&](std::size_t a) {
         return std::find(spec.outputs.begin(), spec.outputs.end(), a) != spec.outputs.end();
       };
@@ -1338,6 +1582,17 @@ template <Executor E>
         return unexpected(std::move(d));
       }
       tj["k0"] = {{"schedule_seed", rq0.schedule_seed}, {"stop", detail::stop_json(*o0)}};
+      // A probe's inputs are the verifier's, not the launch file's: K0 may not be meant for them (a value used as
+      // a count, say). Such a probe is skipped, and the receipt says so.
+      bool probe_unusable = probe && !o0->ok();
+      for (const auto& b : o0->buffers) probe_unusable = probe_unusable || (probe && b.guard_hit);
+      if (probe_unusable) {
+        tj["skipped"] = "K0 does not run cleanly on these inputs (" +
+                        (o0->ok() ? std::string("it writes into guard bytes") : detail::stop_text(*o0)) + ")";
+        trials_json.push_back(std::move(tj));
+        continue;
+      }
+      if (probe) ++probe_trials;
       if (!o0->ok()) {
         trials_json.push_back(std::move(tj));
         sj["trials"] = std::move(trials_json);
@@ -1357,7 +1612,9 @@ template <Executor E>
         }
       ran0.add(*o0);
       OJson k1_runs = OJson::array();
-      for (std::uint32_t s = 0; s < opt.schedules && !verdict; ++s) {
+      // A probe aims at the data, not at the schedule: one K1 schedule.
+      const std::uint32_t k1_schedules = probe ? 1u : opt.schedules;
+      for (std::uint32_t s = 0; s < k1_schedules && !verdict; ++s) {
         RunRequest rq1{t, next_seed++, points.empty() ? nullptr : &watch1};
         OJson kj;
         kj["schedule_seed"] = rq1.schedule_seed;
@@ -1486,9 +1743,11 @@ template <Executor E>
   }
   std::size_t runs = 0;
   for (const auto& s : shapes) runs += opt.trials ? *opt.trials : s.trials;
+  j["probe_trials"] = probe_trials;
   return finish(Verdict::equivalent, "",
                 "K1 matches K0 on " + std::to_string(shapes.size()) + " shape(s), " + std::to_string(runs) +
-                    " input draw(s), " + std::to_string(opt.schedules) + " K1 schedule(s) each");
+                    " input draw(s), " + std::to_string(opt.schedules) + " K1 schedule(s) each, and " +
+                    std::to_string(probe_trials) + " probe trial(s)");
 }
 
 }  // namespace asmevo::verify

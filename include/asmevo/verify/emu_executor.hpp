@@ -52,6 +52,9 @@ class EmuExecutor {
   explicit EmuExecutor(EmuExecutorOptions o) : opt_(o) {}
 
   [[nodiscard]] std::string_view name() const noexcept { return "emu"; }
+  /// Runs evaluate instructions with the emulator's semantics (emu/semantics.hpp), some of them only approximately:
+  /// the differential verifier then refuses a K1 that adds or changes such an instruction (approximate_changes).
+  static constexpr bool emulated_semantics = true;
   [[nodiscard]] const EmuExecutorOptions& options() const noexcept { return opt_; }
 
   /// One launch: the spec's inputs for `rr.trial`, scheduled by `rr.schedule_seed`. Bad input (an unknown kernel,

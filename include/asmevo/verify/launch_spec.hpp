@@ -97,6 +97,9 @@ struct Init {
   /// random: the probability (0..1) that an element is drawn uniformly from special_bits(dtype, min, max) instead
   /// of from [min, max]; 0 draws exactly what a spec without "specials" draws.
   double specials = 0;
+  /// random: when > 0, the number of distinct values: `ties` values are drawn first, then every element takes one
+  /// of them uniformly, so that compares, max/min and sorts meet equal values (0: every element drawn anew).
+  std::uint32_t ties = 0;
   double start = 0, step = 0;        ///< iota: element i is start + i * step, computed in double, then rounded
   double value = 0;                  ///< fill
   std::string path;                  ///< file: absolute path (resolved against the spec's folder)
@@ -373,7 +376,7 @@ inline void check_int_value(SpecChecker& c, DType t, double v, const std::string
 inline Init read_init(SpecChecker& c, const Json& v, const std::string& ptr, std::optional<DType> dt,
                       std::optional<std::uint64_t> count, const std::filesystem::path& base_dir) {
   Init r;
-  const std::string forms = "\"zeros\", {\"random\": {\"seed\", \"min\", \"max\", \"specials\"}}, "
+  const std::string forms = "\"zeros\", {\"random\": {\"seed\", \"min\", \"max\", \"specials\", \"ties\"}}, "
                             "{\"log_random\": {\"seed\", \"min\", \"max\", \"signed\"}}, "
                             "{\"iota\": {\"start\", \"step\"}}, "
                             "{\"fill\": value} or {\"file\": \"path\"}";
@@ -393,8 +396,11 @@ inline Init read_init(SpecChecker& c, const Json& v, const std::string& ptr, std
   const std::string p = ptr + "/" + pointer_token(key);
   if (key == "random") {
     r.kind = Init::random;
-    if (!c.object(body, p, "an object {\"seed\", \"min\", \"max\"} (and optionally \"specials\")")) return r;
-    c.only_keys(body, p, {"seed", "min", "max", "specials"});
+    if (!c.object(body, p, "an object {\"seed\", \"min\", \"max\"} (and optionally \"specials\", \"ties\")")) return r;
+    c.only_keys(body, p, {"seed", "min", "max", "specials", "ties"});
+    if (const Json* t = SpecChecker::optional_key(body, "ties"))
+      if (auto x = c.integer(*t, p + "/ties", 1, 1 << 20, "the number of distinct values, 1 to 1048576"))
+        r.ties = static_cast<std::uint32_t>(*x);
     if (const Json* sp = SpecChecker::optional_key(body, "specials")) {
       if (!sp->is_number()) {
         c.problem(p + "/specials", "expected a probability (a number in [0, 1]), got " + kind_of(*sp), sp);
@@ -1048,7 +1054,9 @@ struct FloatLayout {
 /// The bytes of one buffer (little-endian elements) for trial `trial`. random draws from seed + trial: floats
 /// uniformly in [min, max] as doubles, then rounded to the dtype (nearest even); integers uniformly over
 /// [ceil(min), floor(max)]. With "specials" p > 0, each element first draws u in [0, 1) from the same stream: when
-/// u < p it takes special_bits()[k] with k drawn uniformly, otherwise the draw above. iota computes start + i*step
+/// u < p it takes special_bits()[k] with k drawn uniformly, otherwise the draw above. With "ties" k, the draw above
+/// is replaced by a copy of one of k values drawn first (the first k draws of the same seed; the choices come from a
+/// stream of their own). iota computes start + i*step
 /// in double, then rounds; fill rounds its value. file reads the first bytes() bytes of the file (a shorter file is
 /// an error). Deterministic on every platform.
 [[nodiscard]] inline Expected<std::vector<std::byte>> materialize(const BufferArg& b, std::uint32_t trial) {
@@ -1104,6 +1112,24 @@ struct FloatLayout {
         detail::store_le(out.data() + i * esize, special[static_cast<std::size_t>(rng.below(special.size()))], esize);
         return true;
       };
+      // With ties, the first `ties` draws below fill a pool (as if the buffer were that long), and every element
+      // then copies a pool entry chosen uniformly: equal values, many times over.
+      std::vector<std::byte> pool;
+      if (in.ties > 0) {
+        BufferArg pb = b;
+        pb.count = in.ties;
+        pb.init.ties = 0;
+        pb.init.specials = 0;
+        auto pv = materialize(pb, trial);
+        if (!pv) return unexpected(pv.error());
+        pool = std::move(*pv);
+        rng = detail::SplitMix64{~(in.seed + trial)};  // the choices: a stream of their own, not the pool's
+        for (std::size_t i = 0; i < n; ++i) {
+          if (take_special(i)) continue;
+          std::memcpy(out.data() + i * esize, pool.data() + rng.below(in.ties) * esize, esize);
+        }
+        break;
+      }
       if (is_float) {
         for (std::size_t i = 0; i < n; ++i) {
           if (take_special(i)) continue;

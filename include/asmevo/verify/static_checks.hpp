@@ -16,6 +16,21 @@
 // Not checked (not decidable from the code alone): flat_* or buffer accesses that reach scratch through an address,
 // and which work-item id components (packed in v0 on gfx90a+) the code extracts.
 //
+// Undefined state (analysis/undefined_reads.hpp):
+//   undef:read  (warning) an instruction reads a register that, on some path from the entry, nothing wrote and the
+//               launch does not set (AMDGPUUsage "Initial Kernel Execution State": the user SGPRs the descriptor
+//               enables, USER_SGPR_COUNT of them, then the enabled system SGPRs; EXEC; MODE from compute_pgm_rsrc1;
+//               v0 with the packed work-item ids; FLAT_SCRATCH on gfx942/gfx950 when the private segment is
+//               enabled). On hardware such a register holds what an earlier wave left. A warning, since a kernel
+//               may read garbage into lanes or bits it later discards; the differential verifier still rejects a K1
+//               that adds one.
+//
+// Values only the hardware decides (analysis/hardware_values.hpp):
+//   hwvalue:address, hwvalue:memory, hwvalue:control  (warnings) a clock (s_memtime, s_memrealtime) or the wave's
+//               placement (s_getreg of HW_ID, LDS_ALLOC, XCC_ID ...) reaches an address, stored data, or control
+//               flow. The emulator makes such values up (seeded per trial, wave and schedule), so runs alone cannot
+//               show what another placement would do; a K1 that adds such a path is rejected.
+//
 // Control-flow rules (the waitcnt and hazard checks are only as sound as the CFG they walk, analysis/cfg.hpp):
 //   cfg:unresolved_branch  (error) a branch reachable from the kernel's entry names a label that starts no block
 //                          (analysis::Cfg::unresolved): the checks cannot follow it, and the assembler would refuse
@@ -35,8 +50,10 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/findings.hpp"
+#include "asmevo/analysis/hardware_values.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
 #include "asmevo/analysis/resources.hpp"
+#include "asmevo/analysis/undefined_reads.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/codeobject/recount.hpp"
@@ -47,7 +64,7 @@ namespace asmevo::verify {
 /// What the static checks found in one kernel (empty `findings`: clean).
 struct KernelFindings {
   std::string kernel;           ///< the kernel symbol
-  analysis::Findings findings;  ///< rules "cfg:<what>", "waitcnt", "hazard:<row>", "abi:<what>"
+  analysis::Findings findings;  ///< rules "cfg:<what>", "waitcnt", "hazard:<row>", "abi:<what>", "undef:read", "hwvalue:<sink>"
 };
 
 namespace detail {
@@ -145,6 +162,30 @@ namespace detail {
   return out;
 }
 
+/// The register units the launch sets before kernel `k` runs (see the file comment, "undef:read").
+[[nodiscard]] inline analysis::UnitSet defined_at_entry(const codeobject::KernelDescriptor& kd, Target t) {
+  using namespace codeobject;
+  namespace ad = analysis::detail;
+  analysis::UnitSet d;
+  const unsigned user = static_cast<unsigned>(kd.get(field::user_sgpr_count));
+  unsigned system = 0;
+  for (const auto f : {field::workgroup_id_x, field::workgroup_id_y, field::workgroup_id_z, field::workgroup_info})
+    system += kd.get(f) ? 1u : 0u;
+  const bool arch_fs = has_architected_flat_scratch(t);
+  const bool private_segment = kd.get(field::enable_private_segment) != 0;
+  if (private_segment && !arch_fs) ++system;  // the Scratch Wavefront Offset
+  for (unsigned s = 0; s < user + system && s <= 101; ++s) d.set(s);
+  d.set(ad::unit_exec);
+  d.set(ad::unit_exec + 1);
+  d.set(ad::unit_mode);
+  d.set(ad::unit_v0);  // work-item ids, packed x | y << 10 | z << 20 on gfx90a+ (all of asmevo's targets)
+  if (arch_fs && private_segment) {
+    d.set(special::flat_scratch_lo);
+    d.set(special::flat_scratch_hi);
+  }
+  return d;
+}
+
 /// The target ID's xnack setting is on or "any" (codeobject::requirements counts XNACK_MASK then).
 [[nodiscard]] inline bool xnack_on_or_any(std::string_view target_id) {
   return target_id.find("xnack-") == std::string_view::npos;
@@ -153,8 +194,9 @@ namespace detail {
 }  // namespace detail
 
 /// Runs every static check on every kernel of `m`, in the module's kernel order: the control-flow rules, the waitcnt
-/// check (analysis/waitcnt_check.hpp), the hazard check (analysis/hazard_check.hpp), and the ABI rules of the file
-/// comment. Fails only when the module cannot be checked at all (a kernel whose entry label is not in the program).
+/// check (analysis/waitcnt_check.hpp), the hazard check (analysis/hazard_check.hpp), reads of undefined registers
+/// (analysis/undefined_reads.hpp), hardware-decided values reaching memory or control (analysis/hardware_values.hpp),
+/// and the ABI rules of the file comment. Fails only when the module cannot be checked at all (a kernel whose entry label is not in the program).
 [[nodiscard]] inline Expected<std::vector<KernelFindings>> static_check(const codeobject::Module& m) {
   std::vector<KernelFindings> out;
   const analysis::Cfg g = analysis::build_cfg(m.program);
@@ -168,6 +210,9 @@ namespace detail {
     kf.findings = detail::cfg_findings(m.program, g, *entry, k.name);
     for (auto& f : analysis::check_waitcnt(m.program, g, *entry, m.target)) kf.findings.push_back(std::move(f));
     for (auto& f : analysis::check_hazards(m.program, g, *entry, m.target, xnack)) kf.findings.push_back(std::move(f));
+    for (auto& f : analysis::check_undefined_reads(m.program, g, *entry, detail::defined_at_entry(k.descriptor, m.target), k.name))
+      kf.findings.push_back(std::move(f));
+    for (auto& f : analysis::check_hardware_values(m.program, g, *entry, k.name)) kf.findings.push_back(std::move(f));
     for (auto& f : detail::abi_findings(k, analysis::kernel_items(m.program, k.name), m.target, xnack))
       kf.findings.push_back(std::move(f));
     out.push_back(std::move(kf));

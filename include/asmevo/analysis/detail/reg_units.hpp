@@ -69,6 +69,20 @@ inline constexpr unsigned unit_vcc = special::vcc_lo, unit_exec = special::exec_
 
 [[nodiscard]] inline const isa::FormInfo& form_of(const Inst& in) { return isa::forms(in.target)[in.form]; }
 
+/// The implicit uses of `in` that the target's hardware really reads (isa::reg bits). LLVM keeps two records of
+/// many DS instructions with one encoding: the pre-gfx9 one lists M0 (the LDS bound) and the `_gfx9` one does not,
+/// because from gfx9 on "LDS instructions no longer use M0" (LLVM DSInstructions.td, the gfx9 variants without
+/// M0 in Uses); which record a parsed or decoded instruction names is an accident of table order. So M0 counts for
+/// a DS form only when every form of its mnemonic on the target reads it (ds_gws_*, ds_*_addtid still do).
+[[nodiscard]] inline std::uint32_t real_implicit_uses(const Inst& in) {
+  const auto& f = form_of(in);
+  std::uint32_t u = f.implicit_uses;
+  if ((u & isa::reg::m0) && f.format == isa::Format::DS)
+    for (const auto& g : isa::find_mnemonic(in.target, f.mnemonic))
+      if (g.format == isa::Format::DS && !(g.implicit_uses & isa::reg::m0)) return u & ~isa::reg::m0;
+  return u;
+}
+
 [[nodiscard]] inline bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 [[nodiscard]] inline bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 

@@ -97,7 +97,7 @@ inline void fell_off_end(Wave& w, const Op& op) {
                        {"HW_REG_SH_MEM_BASES", 15}, {"HW_REG_TBA_LO", 16}, {"HW_REG_TBA_HI", 17},
                        {"HW_REG_TMA_LO", 18}, {"HW_REG_TMA_HI", 19}, {"HW_REG_FLAT_SCR_LO", 20},
                        {"HW_REG_FLAT_SCR_HI", 21}, {"HW_REG_XNACK_MASK", 22}, {"HW_REG_POPS_PACKER", 25},
-                       {"HW_REG_SHADER_CYCLES", 29}};
+                       {"HW_REG_SHADER_CYCLES", 29}, {"HW_REG_XCC_ID", 20}};
   std::int64_t id = -1;
   for (const auto& r : ids)
     if ((*a)[0] == r.n) id = r.id;

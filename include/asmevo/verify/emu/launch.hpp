@@ -46,9 +46,11 @@ struct EmulateOptions {
   /// Check the wait-state rules (analysis/hazard_rules.hpp) as instructions run: an instruction issued closer to its
   /// producer than a rule allows stops the run with a hazard violation naming both. Off: no before hook.
   bool hazards = true;
-  /// Start the registers the initial state leaves undefined as seeded garbage (the default; see emulate), or as
-  /// zeros (false).
-  bool garbage_registers = true;
+  /// Start what the ISA leaves undefined as seeded garbage of the trial (the default; see emulate): the registers
+  /// the initial state does not set (VGPRs, AGPRs, SGPRs, VCC, M0, SCC, FLAT_SCRATCH where the launch does not set
+  /// it, XNACK_MASK, the trap temporaries), LDS at the start of every workgroup, and the kernarg bytes past the
+  /// segment the metadata declares. False: zeros (what a test of pure semantics may want).
+  bool garbage_undefined = true;
   /// Record the registers these instructions find when a wave issues them (watch.hpp); EmulateResult::watched
   /// holds what was recorded. Null: nothing is recorded.
   const Watch* watch = nullptr;
@@ -252,6 +254,16 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   const verify::LdsAllocation lds = verify::lds_allocation(*meta, spec);
   const std::uint32_t fixed_lds = lds.fixed, lds_bytes = lds.total();
   hv.dynamic_lds_size = lds.dynamic;
+  // What LDS_ALLOC reports (Machine::lds_alloc_reported): exact when the launch fixes the allocation (a declared
+  // "dynamic_lds", or a kernel that cannot use dynamic LDS), else a seeded size in 512-byte granules (the gfx9
+  // LDS_SIZE granule) from the fixed segment up to the whole allocation the emulator gives.
+  if (spec.dynamic_lds || lds.dynamic == 0) {
+    m.lds_alloc_reported = lds_bytes;
+  } else {
+    Rng pick(opt.run.seed * 0x94d049bb133111ebull ^ (opt.trial + 1ull) * 0x9e3779b97f4a7c15ull);
+    const std::uint32_t lo = std::max(1u, (fixed_lds + 511) / 512), hi = std::max(lo, (lds_bytes + 511) / 512);
+    m.lds_alloc_reported = 512 * (lo + pick.below(hi - lo + 1));
+  }
   auto karg = verify::layout_kernargs(*meta, spec, arg_addr, geo, hv);
   if (!karg) return unexpected(karg.error());
   // The segment is mapped a little larger than the metadata says: a gfx942 kernarg-preload prologue loads whole
@@ -261,6 +273,15 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   m.memory.skip_to_next_window();
   const std::size_t kr = m.memory.map("the kernarg segment", kbytes, false);
   std::memcpy(m.memory.region(kr).bytes.data(), karg->data(), karg->size());
+  // The bytes past the declared segment are whatever the runtime's kernarg pool held (an earlier dispatch's
+  // arguments): seeded garbage of the trial, the same for K0 and K1, so a K1 that reads past the segment computes
+  // with it. Hidden arguments are part of the segment (layout_kernargs sizes it from the metadata), so only bytes
+  // that no argument of the metadata describes are garbage.
+  if (opt.garbage_undefined) {
+    Rng g(0x2545f4914f6cdd1dull * (opt.trial + 1) ^ 0x6a09e667f3bcc909ull);
+    auto& kb = m.memory.region(kr).bytes;
+    for (std::size_t off = karg->size(); off < kb.size(); ++off) kb[off] = static_cast<std::byte>(g.next());
+  }
   const std::uint64_t kernarg_addr = m.memory.region(kr).base;
 
   // The code object image: every allocated section at its address (ELF vaddr 0 = load base). Mapped after the
@@ -326,26 +347,21 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   const bool arch_flat_scratch = has_architected_flat_scratch(module.target);
 
   // The registers the initial state leaves undefined (AMDGPUUsage "Initial Kernel Execution State" sets only the
-  // enabled user and system SGPRs, EXEC and the work-item-id VGPRs) start as garbage, as on hardware, where they hold
-  // whatever an earlier wave left: a kernel that reads one before writing it (a dropped `v_mov_b32 v76, 0` before
-  // an accumulation, an AGPR never zeroed, a carry-in VCC nothing set) computes with garbage here too instead of a
+  // enabled user and system SGPRs, EXEC, MODE, the work-item-id VGPRs and, with architected flat scratch and a
+  // private segment, FLAT_SCRATCH) start as garbage, as on hardware, where they hold whatever an earlier wave left:
+  // a kernel that reads one before writing it (a dropped `v_mov_b32 v76, 0` before an accumulation, an AGPR never
+  // zeroed, a carry-in VCC or an SCC nothing set, a trap temporary) computes with garbage here too instead of a
   // convenient zero. The garbage is a splitmix64 stream of the trial laid out for the whole file (256 VGPR rows,
-  // 256 AGPR rows, then SGPRs s0..s101, VCC and M0), whatever the kernel allocates, so K0 and K1, and K1's schedules,
-  // start from the same bits in the same register even when K1 allocates another count.
+  // 256 AGPR rows, then SGPRs s0..s101, VCC and M0, then FLAT_SCRATCH, XNACK_MASK, ttmp0..15 and SCC), whatever the
+  // kernel allocates, so K0 and K1, and K1's schedules, start from the same bits in the same register even when K1
+  // allocates another count. static_checks.hpp reports K0's own reads of them (undef:read).
   std::vector<std::uint32_t> garbage_v, garbage_s;
-  if (opt.garbage_registers) {
-    std::uint64_t x = 0x9e3779b97f4a7c15ull * (opt.trial + 1) ^ 0x7f4a7c159e3779b9ull;
-    auto next = [&x] {
-      x += 0x9e3779b97f4a7c15ull;
-      std::uint64_t z = x;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      return static_cast<std::uint32_t>(z ^ (z >> 31));
-    };
+  if (opt.garbage_undefined) {
+    Rng g(0x9e3779b97f4a7c15ull * (opt.trial + 1) ^ 0x7f4a7c159e3779b9ull);
     garbage_v.resize(std::size_t{wave_lanes} * 512);
-    for (auto& v : garbage_v) v = next();
-    garbage_s.resize(105);  // s0..s101, vcc_lo, vcc_hi, m0
-    for (auto& v : garbage_s) v = next();
+    for (auto& v : garbage_v) v = static_cast<std::uint32_t>(g.next());
+    garbage_s.resize(126);  // s0..s101, vcc_lo, vcc_hi, m0, flat_scratch lo/hi, xnack_mask lo/hi, ttmp0..15, scc
+    for (auto& v : garbage_s) v = static_cast<std::uint32_t>(g.next());
   }
 
   // Initial state of one wave (AMDGPUUsage "Initial Kernel Execution State": user SGPRs in the order of the
@@ -368,6 +384,34 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
       w.s[sc::vcc] = garbage_s[102];
       w.s[sc::vcc + 1] = garbage_s[103];
       w.s[sc::m0] = garbage_s[104];
+      w.s[sc::flat_scratch] = garbage_s[105];
+      w.s[sc::flat_scratch + 1] = garbage_s[106];
+      w.s[sc::xnack_mask] = garbage_s[107];
+      w.s[sc::xnack_mask + 1] = garbage_s[108];
+      for (unsigned k = 0; k < 16; ++k) w.s[sc::ttmp0 + k] = garbage_s[109 + k];
+      w.scc = garbage_s[125] & 1u;
+    }
+    // What only hardware knows (sem_salu.hpp read_hwreg, sem_mem.hpp s_memtime): where the workgroup and the wave
+    // were placed and what the clocks read, seeded from the schedule seed, the trial and the workgroup, so that
+    // they differ between all of them, within the ranges a device has. HW_ID fields (ROCm-Device-Libs
+    // hip/src/smid.cl, "HW_ID Register bit structure"): WAVE_ID[3:0] (slot 0..9), SIMD_ID[5:4], PIPE_ID[7:6],
+    // CU_ID[11:8], SH_ID[12], SE_ID[14:13], TG_ID[19:16], VM_ID[23:20], QUEUE_ID[26:24], STATE_ID[29:27]
+    // (graphics only: 0), ME_ID[31:30] (compute micro-engines 1 and 2). XCC_ID[3:0]: one of the 8 XCDs of an
+    // MI300X or MI355X (AMD CDNA 3 white paper, "8 XCDs").
+    {
+      const std::uint64_t flat = gid[0] + std::uint64_t{grid[0]} * (gid[1] + std::uint64_t{grid[1]} * gid[2]);
+      Rng hw((opt.run.seed * 0x9e3779b97f4a7c15ull ^ (opt.trial + 1ull) * 0xbf58476d1ce4e5b9ull) + flat);
+      w.group_seed = hw.next();
+      const std::uint32_t simd0 = hw.below(4), slot0 = hw.below(8), pipe = hw.below(4), cu = hw.below(16),
+                          sh = hw.below(2), se = hw.below(4), tg = hw.below(16), vm = hw.below(16),
+                          queue = hw.below(8), me = 1 + hw.below(2);
+      const std::uint32_t simd = (simd0 + wid) & 3u, slot = (slot0 + wid / 4) % 10u;
+      w.hw_id = slot | simd << 4 | pipe << 6 | cu << 8 | sh << 12 | se << 13 | tg << 16 | vm << 20 | queue << 24 |
+                me << 30;
+      w.xcc_id = hw.below(8);
+      const std::uint64_t clock0 = hw.next() & ((1ull << 46) - 1);  // about nine hours at 2.1 GHz
+      w.clock = clock0 + std::uint64_t{wid} * hw.below(256);
+      w.realtime = clock0 / 21 + hw.below(16);  // 100 MHz beside a ~2.1 GHz shader clock
     }
     w.vgpr_limit = lay.vgprs;
     w.agpr_limit = lay.agprs;
@@ -397,8 +441,9 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     if (opt.kernarg_preload)
       for (std::uint32_t k = 0; k < lay.preload_length && s < 102; ++k) {
         const std::size_t off = (lay.preload_offset + k) * 4u;
+        // Past the segment the firmware copies what the kernarg pool holds there: the mapped tail (garbage).
         std::uint32_t v = 0;
-        if (off + 4 <= karg->size()) std::memcpy(&v, karg->data() + off, 4);
+        if (off + 4 <= kbytes) std::memcpy(&v, m.memory.region(kr).bytes.data() + off, 4);
         w.s[s++] = v;
       }
     s = lay.user_sgpr_count;
@@ -420,6 +465,16 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
     }
     w.set_exec(live);
   };
+
+  // What LDS holds when a workgroup starts (see the worker below): the trial's garbage, or zeros.
+  std::vector<std::byte> lds_initial(lds_bytes, std::byte{0});
+  if (opt.garbage_undefined) {
+    Rng g(0xd1b54a32d192ed03ull * (opt.trial + 1) ^ 0x3c6ef372fe94f82bull);
+    for (std::size_t off = 0; off < lds_initial.size(); off += 8) {
+      const std::uint64_t v = g.next();
+      std::memcpy(lds_initial.data() + off, &v, std::min<std::size_t>(8, lds_initial.size() - off));
+    }
+  }
 
   // Workgroup order: a seeded permutation, so a different seed is a different legal dispatch order (a seeded
   // rotation when the grid is too large to shuffle in memory).
@@ -478,10 +533,11 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
                                               static_cast<std::uint32_t>(flat / grid[0] % grid[1]),
                                               static_cast<std::uint32_t>(flat / (std::uint64_t{grid[0]} * grid[1]))};
       g.id = gid;
-      // LDS starts zeroed for every workgroup (hardware leaves stale data; a kernel must not read LDS it has not
-      // written, and a run must not depend on which workgroup ran before on this thread).
-      if (g.lds.size() != lds_bytes) g.lds.assign(lds_bytes, std::byte{0});
-      else std::memset(g.lds.data(), 0, std::min<std::uint64_t>(g.lds_dirty, g.lds.size()));
+      // LDS starts as the trial's garbage for every workgroup (hardware leaves what the previous workgroup on the CU
+      // wrote; a kernel must not read LDS it has not written), the same bytes for K0 and K1 and whichever workgroup
+      // ran before on this host thread: only the bytes that may have been written are restored.
+      if (g.lds.size() != lds_bytes) g.lds.assign(lds_initial.begin(), lds_initial.end());
+      else std::memcpy(g.lds.data(), lds_initial.data(), std::min<std::uint64_t>(g.lds_dirty, g.lds.size()));
       g.lds_dirty = 0;
       g.stop = Stop{};
       g.seq = 0;

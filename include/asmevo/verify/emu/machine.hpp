@@ -135,6 +135,11 @@ struct Machine {
   std::vector<std::uint64_t> private_slots;
   std::uint64_t private_scratch_base = 0;  ///< the "queue scratch base": slots sit at wave offsets from it
   std::uint64_t private_guard = 0;         ///< unbacked bytes around each slot
+  /// What s_getreg of LDS_ALLOC reports as the workgroup's allocation: the launch's own LDS when the launch says
+  /// how much dynamic LDS it passes, otherwise a seeded size from the fixed segment up to the most a workgroup can
+  /// have (the emulator gives such a kernel all of it, a real launcher passes what it chose), so that a kernel
+  /// that reads the field sees a value the launch does not fix. Bytes.
+  std::uint32_t lds_alloc_reported = 0;
   /// Serializes read-modify-write atomics on shared memory when workgroups run on several host threads.
   std::mutex atomics;
 };

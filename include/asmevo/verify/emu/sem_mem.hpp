@@ -190,13 +190,20 @@ inline void s_time_done(Wave& w, MemOp& m) {
   w.s[m.dst.first + 1] = static_cast<std::uint32_t>(m.aux[0] >> 32);
 }
 
-/// s_memtime / s_memrealtime read a 64-bit clock ([ISA] §8.2.4, §8.2.5). The emulator has no clock: both return
-/// the number of instructions the wave has issued so far (sampled at issue), which increases strictly between
-/// two reads of one wave but is not a time and is not comparable across waves.
+/// s_memtime / s_memrealtime read a 64-bit clock ([ISA] §8.2.4, §8.2.5): the shader clock, and a constant 100 MHz
+/// "real time" clock. The emulator has no clock, so it makes one up that a kernel cannot tell from a real one by
+/// its values alone: each wave's clocks start at seeded values (launch.hpp: they differ between trials, waves and
+/// schedules) and every read advances them by a seeded amount, the shader clock by at least one tick (it only
+/// rises), the real-time clock by zero or more (two close reads may see the same 100 MHz tick). A kernel whose
+/// result depends on a clock's value therefore differs between runs, as on hardware.
+template <bool Real>
 inline void s_memtime(Wave& w, const Op& op) {
   const Slot& d = op.at(Name::sdst);
   MemOp& m = begin_memop(w, op, MemOp::Counter::lgkm, true);
-  m.aux[0] = w.executed + 1;
+  std::uint64_t& c = Real ? w.realtime : w.clock;
+  Rng step(c ^ (w.executed * 0x9e3779b97f4a7c15ull));
+  c += Real ? step.next() % 64 : 1 + step.next() % 4096;
+  m.aux[0] = c;
   m.dst = {false, static_cast<std::uint16_t>(d.index), 2};
   m.complete = &s_time_done;
   issue(w);
@@ -1539,8 +1546,10 @@ inline constexpr Semantics mem_table[] = {
     {"s_atomic_xor_x2", s_atomic<Atom::xor_, 8>, mem_exact},
     {"s_atomic_inc_x2", s_atomic<Atom::inc, 8>, mem_exact},
     {"s_atomic_dec_x2", s_atomic<Atom::dec, 8>, mem_exact},
-    {"s_memtime", s_memtime, Exactness::approximate, "returns the wave's issued-instruction count, not a clock"},
-    {"s_memrealtime", s_memtime, Exactness::approximate, "returns the wave's issued-instruction count, not a 100 MHz clock"},
+    {"s_memtime", s_memtime<false>, Exactness::approximate,
+     "a made-up shader clock: seeded per trial, wave and schedule, rising by a seeded step at each read"},
+    {"s_memrealtime", s_memtime<true>, Exactness::approximate,
+     "a made-up 100 MHz clock: seeded per trial, wave and schedule, never falling between reads"},
     {"s_dcache_inv", cache_op<MemCounter::lgkm>, mem_exact},
     {"s_dcache_inv_vol", cache_op<MemCounter::lgkm>, mem_exact},
     {"s_dcache_wb", cache_op<MemCounter::lgkm>, mem_exact},

@@ -396,9 +396,11 @@ inline void s_movrel(Wave& w, const Op& op) {
 // ---- hardware registers (S_GETREG_B32 / S_SETREG_B32 / S_SETREG_IMM32_B32) ---------------------------------------
 
 // HW_REG ids of gfx9 (LLVM SIDefines.h Hwreg::Id): MODE 1, STATUS 2, TRAPSTS 3, HW_ID 4, GPR_ALLOC 5, LDS_ALLOC 6,
-// SH_MEM_BASES 15. simm16 = id[5:0] | offset[10:6] | (size - 1)[15:11] (MI300 ISA S_GETREG_B32).
+// SH_MEM_BASES 15, and on gfx940+ XCC_ID 20 ("GFX940 specific registers"). simm16 = id[5:0] | offset[10:6] |
+// (size - 1)[15:11] (MI300 ISA S_GETREG_B32).
 namespace hwreg {
-inline constexpr unsigned mode = 1, trapsts = 3, hw_id = 4, gpr_alloc = 5, lds_alloc = 6, sh_mem_bases = 15;
+inline constexpr unsigned mode = 1, trapsts = 3, hw_id = 4, gpr_alloc = 5, lds_alloc = 6, sh_mem_bases = 15,
+                          xcc_id = 20;
 }
 
 /// Value of a readable hardware register; false when the emulator does not model it.
@@ -406,14 +408,13 @@ inline bool read_hwreg(const Wave& w, unsigned id, u32& v) {
   switch (id) {
     case hwreg::mode: v = w.mode; return true;
     case hwreg::trapsts: v = w.trapsts; return true;
-    case hwreg::hw_id: {
-      // HW_ID (MI200/MI300 ISA "HW_ID" register): WAVE_ID[3:0], SIMD_ID[5:4], PIPE_ID[7:6], CU_ID[11:8], SH_ID[12],
-      // SE_ID[14:13], TG_ID[19:16] ... Synthesized deterministically: a workgroup's waves go round-robin over the
-      // four SIMDs of CU 0; everything else is 0. A kernel may only use it as an opaque placement id.
-      const u32 simd = w.wave_id & 3u, slot = (w.wave_id >> 2) & 0xfu;
-      v = slot | simd << 4;
+    // Placement the hardware chooses: seeded per wave at launch (launch.hpp hardware_ids), so a kernel whose
+    // result depends on where it ran differs between trials, waves and schedules here as on hardware.
+    case hwreg::hw_id: v = w.hw_id; return true;
+    case hwreg::xcc_id:
+      if (w.machine->target == Target::gfx90a) return false;  // no such register before gfx940
+      v = w.xcc_id;
       return true;
-    }
     case hwreg::gpr_alloc: {
       // GPR_ALLOC: VGPR_BASE[5:0], VGPR_SIZE[13:8] = VGPR granules - 1, SGPR_BASE[21:16], SGPR_SIZE[27:24] = SGPR
       // granules - 1. Granules: 8 VGPRs of the unified file on gfx90a+ (LLVM getVGPRAllocGranule with
@@ -424,9 +425,14 @@ inline bool read_hwreg(const Wave& w, unsigned id, u32& v) {
       return true;
     }
     case hwreg::lds_alloc: {
-      // LDS_ALLOC: LDS_BASE[7:0], LDS_SIZE[20:12] in granules of 128 dwords (512 bytes) on gfx9.
-      const u64 bytes = w.group ? w.group->lds.size() : 0;
-      v = static_cast<u32>(((bytes + 511) / 512) & 0x1ffu) << 12;
+      // LDS_ALLOC: LDS_BASE[7:0], LDS_SIZE[20:12] in granules of 128 dwords (512 bytes) on gfx9. The size is the
+      // launch's (Machine::lds_alloc_reported); the base, where the CU placed the workgroup, is a seeded choice of
+      // the workgroup (Wave::group_seed) within the 64 KiB.
+      const u64 bytes = w.machine->lds_alloc_reported;
+      const u32 granules = static_cast<u32>((bytes + 511) / 512);
+      const u32 room = granules >= 128 ? 0 : 128 - granules;  // 64 KiB = 128 granules
+      const u32 base = room ? static_cast<u32>(w.group_seed % (room + 1)) & 0xffu : 0;
+      v = base | (granules & 0x1ffu) << 12;
       return true;
     }
     case hwreg::sh_mem_bases: {
@@ -449,6 +455,7 @@ inline bool read_hwreg(const Wave& w, unsigned id, u32& v) {
     case 6: return "HW_REG_LDS_ALLOC";
     case 7: return "HW_REG_IB_STS";
     case 15: return "HW_REG_SH_MEM_BASES";
+    case 20: return "HW_REG_XCC_ID";
     default: return "hardware register " + std::to_string(id);
   }
 }

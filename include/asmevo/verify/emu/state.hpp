@@ -209,6 +209,12 @@ struct Wave {
   std::vector<Uncertain> uncertain;
 
   std::uint64_t executed = 0;  ///< wave-instructions run
+  /// What only hardware knows, made up per wave (see launch.hpp and sem_salu.hpp read_hwreg): HW_ID as s_getreg
+  /// reads it, the XCC the wave runs on, and the last value its clocks (s_memtime, s_memrealtime) returned. Seeded
+  /// from the schedule seed, the trial, the workgroup and the wave, so they differ between all four, as on hardware.
+  std::uint32_t hw_id = 0, xcc_id = 0;
+  std::uint64_t clock = 0, realtime = 0;
+  std::uint64_t group_seed = 0;  ///< the same for every wave of a workgroup: where the CU placed its LDS
   Stop* stop = nullptr;        ///< set when the wave must stop (points into the Machine's result)
   /// State of the optional step hooks (Machine::hooks), owned by the launch; null when the hook is off.
   HazardState* hazards = nullptr;  ///< recent producers, for the wait-state rules (hazards.hpp)

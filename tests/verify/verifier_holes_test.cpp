@@ -1,0 +1,490 @@
+// The verifier's holes of issue 26, each as a wrong K1 written against a corpus kernel that the gate must reject
+// with a reason naming the cause: state the ISA leaves undefined (SCC, trap temporaries, FLAT_SCRATCH, LDS at
+// workgroup start, kernarg bytes past the segment), values only hardware knows (HW_ID, LDS_ALLOC, clocks), an
+// opcode the emulator only approximates, and edits only probe inputs (ties, specials) expose. Also what must still
+// pass: K0 against itself, an approximate instruction left alone, a declared tolerance, a declared LDS allocation.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/hardware_values.hpp"
+#include "asmevo/analysis/undefined_reads.hpp"
+#include "asmevo/ir/parser.hpp"
+#include "asmevo/verify/code_object.hpp"
+#include "asmevo/verify/differential.hpp"
+#include "asmevo/verify/emu_executor.hpp"
+#include "asmevo/verify/launch_spec.hpp"
+#include "support/corpus.hpp"
+#include "verify/k1_edit.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace asmevo;
+using asmevo::test::edited_k1;
+
+fs::path triton_object(const fs::path& dir, const std::string& stem) { return dir / "triton" / (stem + ".gfx942.hsaco"); }
+fs::path triton_launch(const std::string& stem) {
+  return fs::path(ASMEVO_SOURCE_DIR) / "tests" / "data" / "launch" / "triton" / (stem + ".json");
+}
+
+/// Inserts `lines` after the first line of `t` that contains `anchor` (which must be there).
+void insert_after(std::string& t, const std::string& anchor, const std::string& lines) {
+  const std::size_t at = t.find(anchor);
+  ASSERT_NE(at, std::string::npos) << anchor;
+  t.insert(t.find('\n', at) + 1, lines);
+}
+
+/// Replaces the first occurrence of `from` in `t` (which must be there) with `to`.
+void replace_first(std::string& t, const std::string& from, const std::string& to) {
+  const std::size_t at = t.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  t.replace(at, from.size(), to);
+}
+
+/// vec_add for gfx942, K1 made by `edit` of its printed program, the project's launch file, and a verdict.
+struct VecAdd {
+  verify::CodeObject k0;
+  std::optional<verify::CodeObject> k1;
+  std::vector<verify::LaunchSpec> shapes;
+};
+
+template <class Edit>
+std::optional<VecAdd> vec_add_with(const fs::path& dir, Edit edit) {
+  auto k0 = verify::load_code_object(triton_object(dir, "vec_add_f32"));
+  if (!k0) { ADD_FAILURE() << k0.error().str(); return std::nullopt; }
+  auto shapes = verify::read_launch_file(triton_launch("vec_add_f32"));
+  if (!shapes) { ADD_FAILURE() << shapes.error().str(); return std::nullopt; }
+  VecAdd v{std::move(*k0), std::nullopt, std::move(*shapes)};
+  v.k1 = edited_k1(v.k0, edit);
+  if (!v.k1) return std::nullopt;
+  return v;
+}
+
+verify::Receipt verify_or_fail(const verify::CodeObject& k0, const verify::CodeObject& k1,
+                               const std::vector<verify::LaunchSpec>& shapes, verify::VerifyOptions o = {}) {
+  verify::EmuExecutor exec;
+  auto r = verify::differential_verify(k0, k1, shapes, exec, o);
+  EXPECT_TRUE(r) << r.error().str();
+  return r ? std::move(*r) : verify::Receipt{};
+}
+
+// The store of the last quarter's sum in vec_add: `v_add_f32_e32 v4, v7, v11` (then global_store_dword ... v4).
+constexpr const char* last_sum = "v_add_f32_e32 v4, v7, v11";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Undefined state
+// ---------------------------------------------------------------------------------------------------------------
+
+/// A trap temporary the launch never sets, added into a stored value: a static finding (undef:read naming ttmp5),
+/// and, with static checks off, a run that differs (ttmp5 starts as the trial's garbage, not zero).
+TEST(UndefinedState, TrapTemporaryReadIsRejectedStaticallyAndByTheRuns) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = vec_add_with(dir, [](std::string& t) { insert_after(t, last_sum, "\tv_add_u32_e32 v4, ttmp5, v4\n"); });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent);
+  EXPECT_EQ(r.rejected_by, "static") << r.reason;
+  EXPECT_NE(r.reason.find("undef:read"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("ttmp5"), std::string::npos) << r.reason;
+
+  verify::VerifyOptions o;
+  o.static_checks = false;
+  auto runs = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(runs.verdict, verify::Verdict::not_equivalent);
+  EXPECT_EQ(runs.rejected_by, "run") << runs.reason;
+}
+
+/// SCC read before anything in the kernel sets it (s_cselect at the entry): undef:read names scc.
+TEST(UndefinedState, SccNothingSetIsAStaticFinding) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = vec_add_with(dir, [](std::string& t) {
+    insert_after(t, ".Lvec_add_preload_entry:", "\ts_cselect_b32 s40, 1, 0\n");
+    insert_after(t, last_sum, "\tv_add_u32_e32 v4, s40, v4\n");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.rejected_by, "static") << r.reason;
+  EXPECT_NE(r.reason.find("reads scc"), std::string::npos) << r.reason;
+}
+
+/// FLAT_SCRATCH (vec_add enables no private segment, so the launch leaves it) and XNACK_MASK start as garbage: the
+/// runs alone reject a K1 that adds them into the result.
+TEST(UndefinedState, FlatScratchAndXnackMaskAreGarbageInTheRuns) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  for (const std::string reg : {"flat_scratch_lo", "xnack_mask_hi"}) {
+    SCOPED_TRACE(reg);
+    auto v = vec_add_with(dir, [&](std::string& t) { insert_after(t, last_sum, "\tv_add_u32_e32 v4, " + reg + ", v4\n"); });
+    ASSERT_TRUE(v);
+    verify::VerifyOptions o;
+    o.static_checks = false;
+    auto r = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+    EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent);
+    EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  }
+}
+
+/// LDS nobody wrote in this workgroup holds garbage: a K1 that adds an LDS dword it never stored is rejected by the
+/// runs (vec_add declares no LDS; the launch declares 1 KiB of dynamic LDS, so the read is inside the allocation
+/// and the rejection is about its value, not its reach).
+TEST(UndefinedState, LdsAWorkgroupNeverWroteIsGarbage) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = vec_add_with(dir, [](std::string& t) {
+    insert_after(t, last_sum,
+                 "\tv_mov_b32_e32 v14, 0\n\tds_read_b32 v14, v14 offset:64\n\ts_waitcnt lgkmcnt(0)\n"
+                 "\tv_add_u32_e32 v4, v14, v4\n");
+  });
+  ASSERT_TRUE(v);
+  for (auto& s : v->shapes) s.dynamic_lds = 1024;
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  EXPECT_NE(r.reason.find("differs"), std::string::npos) << r.reason;
+}
+
+/// vec_add's kernarg segment is 48 bytes; the emulator maps 64. A K1 that loads the dword at 52 (past the segment,
+/// where a real kernarg pool holds an earlier dispatch's bytes) and adds it in is rejected by the runs.
+TEST(UndefinedState, KernargBytesPastTheSegmentAreGarbage) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = vec_add_with(dir, [](std::string& t) {
+    insert_after(t, ".Lvec_add_preload_entry:", "\ts_load_dword s40, s[0:1], 0x34\n\ts_waitcnt lgkmcnt(0)\n");
+    insert_after(t, last_sum, "\tv_add_u32_e32 v4, s40, v4\n");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  // K0 against itself is still equivalent: the garbage is the same for both.
+  auto same = verify_or_fail(v->k0, v->k0, v->shapes);
+  EXPECT_EQ(same.verdict, verify::Verdict::equivalent) << same.rejected_by << ": " << same.reason;
+}
+
+/// K0's own reads of undefined registers are findings (hand-written programs, analysis::check_undefined_reads with
+/// what a launch sets: s[0:1] and v0): an accumulator nothing zeroed and a DPP move that keeps old lanes are reads;
+/// a d16 load into a fresh register, a full-mask bound_ctrl DPP move and reads after a write are not.
+TEST(UndefinedState, AnalysisReportsRealReadsOnly) {
+  auto run = [](const std::string& body) {
+    auto p = parse_program("k:\n" + body + "\ts_endpgm\n", Target::gfx942, "<undef>");
+    EXPECT_TRUE(p) << p.error().str();
+    const auto g = analysis::build_cfg(*p);
+    analysis::UnitSet defined;
+    defined.set(0);
+    defined.set(1);
+    defined.set(analysis::detail::unit_v0);
+    defined.set(analysis::detail::unit_exec);
+    defined.set(analysis::detail::unit_exec + 1);
+    defined.set(analysis::detail::unit_mode);
+    return analysis::check_undefined_reads(*p, g, *g.block_named("k"), defined, "k");
+  };
+  auto mac = run("\tv_fmac_f32_e32 v3, v0, v0\n");
+  ASSERT_EQ(mac.size(), 1u);
+  EXPECT_NE(mac[0].message.find("reads v3"), std::string::npos) << mac[0].message;
+  EXPECT_EQ(mac[0].rule, "undef:read");
+
+  EXPECT_EQ(run("\tv_mov_b32_e32 v3, 0\n\tv_fmac_f32_e32 v3, v0, v0\n").size(), 0u);
+  EXPECT_EQ(run("\tglobal_load_short_d16 v2, v0, s[0:1]\n\ts_waitcnt vmcnt(0)\n").size(), 0u);
+  EXPECT_EQ(run("\tv_mov_b32_dpp v2, v0 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1\n").size(), 0u);
+  const auto dpp = run("\tv_mov_b32_dpp v2, v0 row_shr:1 row_mask:0xf bank_mask:0x3\n");
+  ASSERT_EQ(dpp.size(), 1u);
+  EXPECT_NE(dpp[0].message.find("reads v2"), std::string::npos) << dpp[0].message;
+  // On one path only: the join makes it maybe-undefined.
+  const auto join = run("\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc1 .Lskip\n\tv_mov_b32_e32 v5, 1\n.Lskip:\n"
+                        "\tv_add_u32_e32 v6, v5, v0\n");
+  ASSERT_EQ(join.size(), 1u);
+  EXPECT_NE(join[0].message.find("reads v5"), std::string::npos) << join[0].message;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Values only hardware knows
+// ---------------------------------------------------------------------------------------------------------------
+
+/// HW_ID's CU_ID field added into a stored value: hwvalue:memory statically; with static checks off the runs
+/// differ, since the emulator places workgroups on seeded CUs (it used to report CU 0, so K1 matched K0).
+TEST(HardwareValues, HwIdReachingAStoreIsRejected) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = vec_add_with(dir, [](std::string& t) {
+    insert_after(t, ".Lvec_add_preload_entry:", "\ts_getreg_b32 s40, hwreg(HW_REG_HW_ID, 8, 4)\n");
+    insert_after(t, last_sum, "\tv_add_u32_e32 v4, s40, v4\n");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.rejected_by, "static") << r.reason;
+  EXPECT_NE(r.reason.find("hwvalue:memory"), std::string::npos) << r.reason;
+  verify::VerifyOptions o;
+  o.static_checks = false;
+  auto runs = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(runs.rejected_by, "run") << runs.reason;
+}
+
+/// LDS_SIZE minus 128 granules is zero when the emulator reports the whole 64 KiB, as it used to for every kernel
+/// that may use dynamic LDS; a real launcher passes what it chose. Without a declared allocation the size is now a
+/// seeded choice and the runs reject K1; with "dynamic_lds" declared (64 KiB) the size is exact and K1 matches.
+TEST(HardwareValues, LdsAllocReportsTheLaunchsAllocation) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = vec_add_with(dir, [](std::string& t) {
+    // After the entry's first instruction: code at the preload entry itself would move the compatibility
+    // prologue's branch target, a change no run exercises.
+    insert_after(t, "s_lshl_b32 s0, s14, 10", "\ts_getreg_b32 s40, hwreg(HW_REG_LDS_ALLOC, 12, 9)\n\ts_sub_u32 s40, s40, 0x80\n");
+    insert_after(t, last_sum, "\tv_add_u32_e32 v4, s40, v4\n");
+  });
+  ASSERT_TRUE(v);
+  verify::VerifyOptions o;
+  o.static_checks = false;
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  for (auto& s : v->shapes) s.dynamic_lds = 65536;
+  auto declared = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(declared.verdict, verify::Verdict::equivalent) << declared.rejected_by << ": " << declared.reason;
+}
+
+/// A clock read whose value reaches an address: hwvalue:address statically, and with static checks off the
+/// approximate-semantics gate (s_memtime is a made-up clock on the emulator).
+TEST(HardwareValues, ClockReachingAnAddressIsRejected) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = vec_add_with(dir, [](std::string& t) {
+    insert_after(t, ".Lvec_add_preload_entry:", "\ts_memtime s[40:41]\n\ts_waitcnt lgkmcnt(0)\n\ts_and_b32 s40, s40, 0\n"
+                                "\ts_add_u32 s2, s2, s40\n");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.rejected_by, "static") << r.reason;
+  EXPECT_NE(r.reason.find("hwvalue:address"), std::string::npos) << r.reason;
+  verify::VerifyOptions o;
+  o.static_checks = false;
+  auto runs = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(runs.rejected_by, "approximate") << runs.reason;
+  EXPECT_NE(runs.reason.find("s_memtime"), std::string::npos) << runs.reason;
+}
+
+/// The taint analysis on hand-written code: sources (s_memtime, s_getreg of HW_ID/XCC_ID) reach a store's data,
+/// an address and a branch; s_getreg of MODE and a value overwritten before use are not sources.
+TEST(HardwareValues, AnalysisFollowsTheValueToItsSinks) {
+  auto run = [](const std::string& body) {
+    auto p = parse_program("k:\n" + body + "\ts_endpgm\n", Target::gfx942, "<hw>");
+    EXPECT_TRUE(p) << p.error().str();
+    const auto g = analysis::build_cfg(*p);
+    return analysis::check_hardware_values(*p, g, *g.block_named("k"), "k");
+  };
+  auto data = run("\ts_getreg_b32 s4, hwreg(HW_REG_HW_ID)\n\tv_mov_b32_e32 v1, s4\n"
+                  "\tglobal_store_dword v0, v1, s[0:1]\n");
+  ASSERT_EQ(data.size(), 1u);
+  EXPECT_EQ(data[0].rule, "hwvalue:memory");
+  auto addr = run("\ts_getreg_b32 s4, hwreg(HW_REG_XCC_ID)\n\ts_add_u32 s0, s0, s4\n"
+                  "\tglobal_store_dword v0, v0, s[0:1]\n");
+  ASSERT_EQ(addr.size(), 1u);
+  EXPECT_EQ(addr[0].rule, "hwvalue:address");
+  auto ctl = run("\ts_memtime s[4:5]\n\ts_waitcnt lgkmcnt(0)\n\ts_cmp_eq_u32 s4, 0\n\ts_cbranch_scc1 .Lx\n.Lx:\n");
+  ASSERT_EQ(ctl.size(), 1u);
+  EXPECT_EQ(ctl[0].rule, "hwvalue:control");
+  EXPECT_TRUE(run("\ts_getreg_b32 s4, hwreg(HW_REG_MODE)\n\tv_mov_b32_e32 v1, s4\n"
+                  "\tglobal_store_dword v0, v1, s[0:1]\n").empty());
+  EXPECT_TRUE(run("\ts_getreg_b32 s4, hwreg(HW_REG_HW_ID)\n\ts_mov_b32 s4, 0\n\tv_mov_b32_e32 v1, s4\n"
+                  "\tglobal_store_dword v0, v1, s[0:1]\n").empty());
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Approximate semantics
+// ---------------------------------------------------------------------------------------------------------------
+
+/// softmax's first v_exp_f32 becomes v_exp_legacy_f32, which the emulator evaluates as v_exp_f32: the runs agree,
+/// so only the approximate-semantics gate can reject it, naming the opcode. With a tolerance declared for the
+/// outputs, a close answer is all that is asked, and the gate lets it through to the runs.
+TEST(Approximate, ALegacyTranscendentalIsUnverified) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(triton_object(dir, "softmax_f32"));
+  ASSERT_TRUE(k0);
+  auto k1 = edited_k1(*k0, [](std::string& t) { replace_first(t, "v_exp_f32_e32 v6, v9", "v_exp_legacy_f32_e32 v6, v9"); });
+  ASSERT_TRUE(k1);
+  auto shapes = verify::read_launch_file(triton_launch("softmax_f32"));
+  ASSERT_TRUE(shapes);
+  auto r = verify_or_fail(*k0, *k1, *shapes);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent);
+  EXPECT_EQ(r.rejected_by, "approximate") << r.reason;
+  EXPECT_NE(r.reason.find("unverified: `v_exp_legacy_f32` is emulated approximately"), std::string::npos) << r.reason;
+  ASSERT_TRUE(r.json["approximate"].is_array());
+  EXPECT_EQ(r.json["approximate"].size(), 1u);
+
+  // K0's own v_exp_f32s are no change.
+  auto same = verify_or_fail(*k0, *k0, *shapes);
+  EXPECT_EQ(same.verdict, verify::Verdict::equivalent) << same.rejected_by << ": " << same.reason;
+
+  for (auto& s : *shapes) s.tolerance[static_cast<std::size_t>(verify::DType::f32)] = verify::Tolerance{1e-6, 1e-5};
+  auto tolerated = verify_or_fail(*k0, *k1, *shapes);
+  EXPECT_NE(tolerated.rejected_by, "approximate") << tolerated.reason;
+  EXPECT_TRUE(tolerated.json.contains("approximate_tolerated"));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Refutation
+// ---------------------------------------------------------------------------------------------------------------
+
+/// softmax's exp() underflow test `v_cmp_gt_f32 s[4:5], s6, v9` (s6 = -126.0) becomes v_cmp_ge_f32: the two differ
+/// only when v9 is exactly -126.0, which no input of the launch file (nor a probe) produces, so the runs pass it.
+/// The equivalence prover's counterexample rejects it, naming the value.
+TEST(Refutation, ACompareThatDiffersOnlyAtItsBoundIsRefuted) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(triton_object(dir, "softmax_f32"));
+  ASSERT_TRUE(k0);
+  auto k1 = edited_k1(*k0, [](std::string& t) {
+    replace_first(t, "v_cmp_gt_f32_e64 s[4:5], s6, v9", "v_cmp_ge_f32_e64 s[4:5], s6, v9");
+  });
+  ASSERT_TRUE(k1);
+  auto shapes = verify::read_launch_file(triton_launch("softmax_f32"));
+  ASSERT_TRUE(shapes);
+  auto r = verify_or_fail(*k0, *k1, *shapes);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent);
+  EXPECT_EQ(r.rejected_by, "refuted") << r.reason;
+  EXPECT_NE(r.reason.find("-126.0"), std::string::npos) << r.reason;
+  // Without the refutation the runs (probes included) find nothing: the hole this closes.
+  verify::VerifyOptions o;
+  o.refute = false;
+  auto runs = verify_or_fail(*k0, *k1, *shapes, o);
+  EXPECT_EQ(runs.verdict, verify::Verdict::equivalent) << runs.rejected_by << ": " << runs.reason;
+  // K0 against itself: nothing to refute.
+  auto same = verify_or_fail(*k0, *k0, *shapes);
+  EXPECT_EQ(same.verdict, verify::Verdict::equivalent) << same.rejected_by << ": " << same.reason;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Probe trials
+// ---------------------------------------------------------------------------------------------------------------
+
+fs::path inductor(const fs::path& dir, const std::string& file) { return dir / "inductor-dev" / file; }
+
+/// inductor's argmin over rows of f32 (file inputs, continuous values: no two elements of a row are equal). K1
+/// turns the tie-break around: the equality test of the first pairwise step never holds (v_cmp_f), so on a tie
+/// the larger index wins. The launch file's inputs never tie, so without probes K1 passes; a probe rejects it (the
+/// specials probe already ties +0 with -0 and repeats its special values; the ties probe draws four values), and
+/// the receipt says which probe.
+TEST(Probes, ATieBreakTurnedAroundIsCaughtByTheTiesProbe) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(inductor(dir, "L1_argmin.k0.gfx942.hsaco"));
+  ASSERT_TRUE(k0);
+  auto k1 = edited_k1(*k0, [](std::string& t) {
+    replace_first(t, "v_cmp_eq_f32_e64 s[10:11], v10, v4", "v_cmp_f_f32_e64 s[10:11], v10, v4");
+  });
+  ASSERT_TRUE(k1);
+  auto shapes = verify::read_launch_file(inductor(dir, "L1_argmin.k0.json"));
+  ASSERT_TRUE(shapes);
+  verify::VerifyOptions o;
+  o.trials = 1;
+  o.schedules = 1;
+  // The window is one compare, so the prover refutes it before anything runs (with both operands equal); off
+  // here, to show what the probes catch on their own.
+  auto refuted = verify_or_fail(*k0, *k1, *shapes, o);
+  EXPECT_EQ(refuted.rejected_by, "refuted") << refuted.reason;
+  o.refute = false;
+  o.probes = false;
+  auto without = verify_or_fail(*k0, *k1, *shapes, o);
+  EXPECT_EQ(without.verdict, verify::Verdict::equivalent) << without.rejected_by << ": " << without.reason;
+  o.probes = true;
+  auto with = verify_or_fail(*k0, *k1, *shapes, o);
+  EXPECT_EQ(with.verdict, verify::Verdict::not_equivalent);
+  EXPECT_TRUE(with.rejected_by == "run" || with.rejected_by == "state") << with.rejected_by << ": " << with.reason;
+  EXPECT_NE(with.reason.find("(probe: "), std::string::npos) << with.reason;
+  bool listed = false;
+  for (const auto& tr : with.json["shapes"][0]["trials"]) listed = listed || tr.contains("probe");
+  EXPECT_TRUE(listed) << with.json["shapes"][0]["trials"].dump();
+
+  // The ties probe alone catches it too: the specials probe's inputs are replaced by the ties probe's.
+  auto ties_only = *shapes;
+  const auto probes = verify::probes_of(ties_only[0]);
+  ASSERT_EQ(probes.size(), 3u);
+  ASSERT_EQ(probes[1].kind, "ties");
+  ties_only[0] = probes[1].spec;
+  o.probes = false;
+  auto tied = verify_or_fail(*k0, *k1, ties_only, o);
+  EXPECT_EQ(tied.verdict, verify::Verdict::not_equivalent) << tied.reason;
+}
+
+/// The same argmin: K1's NaN test of the neighbour's value looks at its own value instead (v10 for v4, after the
+/// wait that makes v4 ready). Inputs without NaN never see it; the specials probe (5% NaN, infinities, signed
+/// zeros ...) rejects it. K0 against itself passes every probe.
+TEST(Probes, ANanTestOnTheWrongOperandIsCaughtByTheSpecialsProbe) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(inductor(dir, "L1_argmin.k0.gfx942.hsaco"));
+  ASSERT_TRUE(k0);
+  auto k1 = edited_k1(*k0, [](std::string& t) {
+    replace_first(t, "v_cmp_u_f32_e64 s[12:13], v4, v4", "v_cmp_u_f32_e64 s[12:13], v10, v10");
+  });
+  ASSERT_TRUE(k1);
+  auto shapes = verify::read_launch_file(inductor(dir, "L1_argmin.k0.json"));
+  ASSERT_TRUE(shapes);
+  verify::VerifyOptions o;
+  o.trials = 1;
+  o.schedules = 1;
+  // The window is one compare, so the prover refutes it before anything runs (with both operands equal); off
+  // here, to show what the probes catch on their own.
+  auto refuted = verify_or_fail(*k0, *k1, *shapes, o);
+  EXPECT_EQ(refuted.rejected_by, "refuted") << refuted.reason;
+  o.refute = false;
+  o.probes = false;
+  auto without = verify_or_fail(*k0, *k1, *shapes, o);
+  EXPECT_EQ(without.verdict, verify::Verdict::equivalent) << without.rejected_by << ": " << without.reason;
+  o.probes = true;
+  auto with = verify_or_fail(*k0, *k1, *shapes, o);
+  EXPECT_TRUE(with.rejected_by == "run" || with.rejected_by == "state") << with.rejected_by << ": " << with.reason;
+  EXPECT_NE(with.reason.find("(probe: specials)"), std::string::npos) << with.reason;
+  auto same = verify_or_fail(*k0, *k0, *shapes, o);
+  EXPECT_EQ(same.verdict, verify::Verdict::equivalent) << same.rejected_by << ": " << same.reason;
+  EXPECT_GE(same.json["probe_trials"].get<int>(), 3);
+}
+
+/// probes_of: scalars, zero outputs and integer file buffers are never redrawn; integer random buffers only in
+/// the ties probe and inside their declared range; a shape with a tolerance gets only the ties probe.
+TEST(Probes, OnlyDataInputsAreRedrawn) {
+  verify::LaunchSpec s;
+  auto buffer = [](verify::DType t, verify::Init in) {
+    verify::ArgSpec a;
+    a.kind = verify::ArgSpec::Kind::buffer;
+    a.buffer.dtype = t;
+    a.buffer.count = 64;
+    a.buffer.init = in;
+    return a;
+  };
+  verify::Init rnd;
+  rnd.kind = verify::Init::random;
+  rnd.min = -3;
+  rnd.max = 5;
+  s.args.push_back(buffer(verify::DType::f32, rnd));   // 0: float data
+  s.args.push_back(buffer(verify::DType::i32, rnd));   // 1: integer data with a range
+  s.args.push_back(buffer(verify::DType::f32, {}));    // 2: zeros (an output)
+  verify::ArgSpec sc;
+  sc.kind = verify::ArgSpec::Kind::scalar;
+  s.args.push_back(sc);                                 // 3: a size
+  s.outputs = {2};
+  const auto probes = verify::probes_of(s);
+  ASSERT_EQ(probes.size(), 3u);
+  EXPECT_EQ(probes[0].kind, "specials");
+  EXPECT_EQ(probes[0].args, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(probes[1].kind, "ties");
+  EXPECT_EQ(probes[1].args, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(probes[1].spec.args[1].buffer.init.min, -3);
+  EXPECT_EQ(probes[1].spec.args[1].buffer.init.max, 5);
+  EXPECT_EQ(probes[2].kind, "binades");
+  // The ties probe's buffer holds at most 4 distinct values, all inside [-3, 5].
+  auto bytes = verify::materialize(probes[1].spec.args[1].buffer, 0);
+  ASSERT_TRUE(bytes);
+  std::set<std::int32_t> seen;
+  for (std::size_t i = 0; i < 64; ++i) {
+    std::int32_t x;
+    std::memcpy(&x, bytes->data() + 4 * i, 4);
+    EXPECT_GE(x, -3);
+    EXPECT_LE(x, 5);
+    seen.insert(x);
+  }
+  EXPECT_LE(seen.size(), 4u);
+  s.tolerance[static_cast<std::size_t>(verify::DType::f32)] = verify::Tolerance{0, 1e-3};
+  const auto tol = verify::probes_of(s);
+  ASSERT_EQ(tol.size(), 1u);
+  EXPECT_EQ(tol[0].kind, "ties");
+}
+
+}  // namespace
