@@ -2,7 +2,9 @@
 // verify/launch_spec.hpp: the comparison policy element by element (NaN, signed zeros, the abs/rel boundary); launch
 // files with several shapes and per-dtype tolerances; every Triton corpus kernel, recovered and relinked, verifies
 // equivalent to its original under tests/data/launch/triton; K1s with one planted defect are rejected by the stage
-// that should reject them, and the receipt's first difference equals what this test computes from the inputs.
+// that should reject them, and the receipt's first difference equals what this test computes from the inputs. The
+// adversarial hold-one-wave schedule: named in the receipt, and what rejects a long-window LDS race that the memory
+// model cannot see and a random schedule does not show (a self-contained kernel assembled here).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -12,13 +14,16 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "asmevo/codeobject/link.hpp"
 #include "asmevo/codeobject/rebuild.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/mc/llvm_mc.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
 #include "asmevo/verify/emu_executor.hpp"
@@ -216,10 +221,14 @@ TEST_P(TritonVerify, RoundTripsAreEquivalent) {
         if (t.contains("probe")) {
           ++probes;
           if (!t.contains("skipped")) ASSERT_EQ(t["k1"].size(), 1u);
-        } else {
-          ++own;
-          ASSERT_EQ(t["k1"].size(), 2u);
+          continue;
         }
+        ++own;
+        ASSERT_EQ(t["k1"].size(), 2u);
+        // The second is the adversarial hold-one-wave schedule, and K0's results do not depend on it: no run was
+        // passed over because K0 itself stops or differs under it.
+        EXPECT_EQ(t["k1"][1]["schedule"], "hold-one-wave");
+        for (const auto& k : t["k1"]) EXPECT_FALSE(k.contains("passed_over")) << k["passed_over"];
       }
       ASSERT_EQ(own, (*shapes)[i].trials);
     }
@@ -411,6 +420,194 @@ TEST(Defects, K0FailingIsNotAVerdictOnK1) {
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_EQ(r->verdict, verify::Verdict::k0_failed);
   EXPECT_NE(r->reason.find("fault"), std::string::npos) << r->reason;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The adversarial schedule
+// ---------------------------------------------------------------------------------------------------------------
+
+/// Two waves (one workgroup of 128 lanes) exchange LDS slots. Each lane writes 0x1000 + tid to its slot in region 1
+/// (bytes [0, 512)) and 0x2000 + tid in region 2 ([512, 1024)); after s_barrier it reads the other wave's region-1
+/// slot (v4 = its slot ^ 0x100) into v3; after a second s_barrier it advances v4 to region 2, reads that slot into
+/// v6, runs 160 instructions and reuses its own region-1 slot for 0x3000 + tid. out[2 tid] = v3, out[2 tid + 1] = v6.
+/// `moved`: the first read sits below the second barrier, before v4 advances. The memory model lets it through (K0
+/// reads `addr=v4` + [0, 4) in that segment too: register names, not values, are compared, memory_model.hpp "Not
+/// seen"), and the read returns the reused slot's 0x3000 + tid only if the other wave ran 160 instructions before
+/// this wave ran one.
+std::string slot_exchange_kernel(bool moved) {
+  std::string body = R"(	s_load_dwordx2 s[4:5], s[0:1], 0x0
+	v_lshlrev_b32_e32 v1, 2, v0
+	v_xor_b32_e32 v4, 0x100, v1
+	v_add_u32_e32 v2, 0x1000, v0
+	v_add_u32_e32 v8, 0x200, v1
+	v_add_u32_e32 v9, 0x2000, v0
+	v_add_u32_e32 v7, 0x3000, v0
+	ds_write_b32 v1, v2
+	ds_write_b32 v8, v9
+	s_waitcnt lgkmcnt(0)
+	s_barrier
+)";
+  if (!moved) body += "\tds_read_b32 v3, v4\n\ts_waitcnt lgkmcnt(0)\n";
+  body += "\ts_barrier\n";
+  if (moved) body += "\tds_read_b32 v3, v4\n";
+  body += "\tv_add_u32_e32 v4, 0x200, v4\n\tds_read_b32 v6, v4\n\ts_waitcnt lgkmcnt(0)\n";
+  for (int i = 0; i < 160; ++i) body += "\tv_add_u32_e32 v10, 1, v10\n";
+  body += "\tds_write_b32 v1, v7\n\tv_lshlrev_b32_e32 v11, 3, v0\n\ts_waitcnt lgkmcnt(0)\n"
+          "\tglobal_store_dword v11, v3, s[4:5]\n\tglobal_store_dword v11, v6, s[4:5] offset:4\n\ts_endpgm\n";
+  return R"(	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+	.amdhsa_code_object_version 5
+	.text
+	.globl	k
+	.p2align	8
+	.type	k,@function
+k:
+)" + body + R"(.Lk_end:
+	.size	k, .Lk_end-k
+	.rodata
+	.p2align	6
+	.amdhsa_kernel k
+		.amdhsa_group_segment_fixed_size 1024
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_kernarg_size 8
+		.amdhsa_next_free_vgpr 12
+		.amdhsa_next_free_sgpr 8
+		.amdhsa_accum_offset 12
+	.end_amdhsa_kernel
+	.amdgpu_metadata
+---
+amdhsa.kernels:
+  - .args:
+      - .address_space:  global
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 1024
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
+    .max_flat_workgroup_size: 128
+    .name:           k
+    .private_segment_fixed_size: 0
+    .sgpr_count:     8
+    .symbol:         k.kd
+    .vgpr_count:     12
+    .wavefront_size: 64
+amdhsa.target:   amdgcn-amd-amdhsa--gfx942
+amdhsa.version:
+  - 1
+  - 2
+...
+	.end_amdgpu_metadata
+)";
+}
+
+std::optional<verify::CodeObject> assemble(const std::string& text, const std::string& name) {
+  auto ctx = mc::Context::create("gfx942");
+  if (!ctx) { ADD_FAILURE() << ctx.error().str(); return std::nullopt; }
+  auto obj = (*ctx)->assemble_object(text, name + ".s");
+  if (!obj) { ADD_FAILURE() << obj.error().str(); return std::nullopt; }
+  auto co = codeobject::link_shared(*obj);
+  if (!co) { ADD_FAILURE() << co.error().str(); return std::nullopt; }
+  auto k = verify::code_object_from_bytes(std::move(*co), name + ".co");
+  if (!k) { ADD_FAILURE() << k.error().str(); return std::nullopt; }
+  return std::move(*k);
+}
+
+std::vector<verify::LaunchSpec> slot_exchange_launch() {
+  auto s = verify::parse_launch_spec(R"({"kernel": "k", "grid": [1, 1, 1], "block": [128, 1, 1], "args": [
+      {"buffer": {"dtype": "u32", "count": 256, "init": "zeros"}}], "outputs": [0], "trials": 1})",
+                                     "<test>", ".");
+  EXPECT_TRUE(s) << s.error().str();
+  return s ? std::vector<verify::LaunchSpec>{*s} : std::vector<verify::LaunchSpec>{};
+}
+
+TEST(AdversarialSchedule, TheReceiptNamesIt) {
+  auto k0 = assemble(slot_exchange_kernel(false), "k0");
+  ASSERT_TRUE(k0);
+  auto k1 = rebuild_as_k1(*k0, k0->module.program, "k1");
+  ASSERT_TRUE(k1);
+  const auto shapes = slot_exchange_launch();
+  ASSERT_EQ(shapes.size(), 1u);
+  verify::EmuExecutor exec;
+  auto r = verify::differential_verify(*k0, *k1, shapes, exec);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->verdict, verify::Verdict::equivalent) << r->rejected_by << ": " << r->reason;
+  EXPECT_NE(r->reason.find("the last holding one wave back"), std::string::npos) << r->reason;
+  EXPECT_EQ(r->json["options"]["adversarial_schedule"], "hold-one-wave: the last K1 schedule of each trial");
+  const auto& t0 = r->json["shapes"][0]["trials"][0];
+  EXPECT_EQ(t0["k0"]["schedule"], "random");
+  ASSERT_EQ(t0["k1"].size(), 2u);
+  EXPECT_EQ(t0["k1"][0]["schedule"], "random");
+  EXPECT_FALSE(t0["k1"][0].contains("held_waves"));
+  const auto& adv = t0["k1"][1];
+  EXPECT_EQ(adv["schedule"], "hold-one-wave");
+  // One hold per barrier phase of workgroup (0,0,0): before, between and after the two s_barriers.
+  ASSERT_TRUE(adv.contains("held_waves")) << adv.dump();
+  EXPECT_EQ(adv["held_waves"]["holds"], 3u);
+  ASSERT_EQ(adv["held_waves"]["first"].size(), 3u);
+  for (std::uint32_t p = 0; p < 3; ++p) {
+    const auto& h = adv["held_waves"]["first"][p];
+    EXPECT_EQ(h["phase"], p);
+    EXPECT_LT(h["wave"].get<std::uint32_t>(), 2u);
+    EXPECT_EQ(h["released"], "the other waves reached the barrier or ended");
+  }
+  // With one schedule per trial, K1's one run keeps the random schedule.
+  verify::VerifyOptions one;
+  one.schedules = 1;
+  auto r1 = verify::differential_verify(*k0, *k1, shapes, exec, one);
+  ASSERT_TRUE(r1) << r1.error().str();
+  EXPECT_EQ(r1->json["shapes"][0]["trials"][0]["k1"][0]["schedule"], "random");
+  EXPECT_EQ(r1->json["options"]["adversarial_schedule"],
+            "off: with one schedule per trial K1 runs under a random schedule only");
+}
+
+TEST(AdversarialSchedule, RejectsALongWindowRaceTheRandomScheduleMisses) {
+  auto k0 = assemble(slot_exchange_kernel(false), "k0");
+  auto k1 = assemble(slot_exchange_kernel(true), "k1");
+  ASSERT_TRUE(k0 && k1);
+  const auto shapes = slot_exchange_launch();
+  ASSERT_EQ(shapes.size(), 1u);
+  // The memory model compares register names, and K0 reads addr=v4 + [0, 4) below the second barrier too.
+  EXPECT_TRUE(verify::compare_memory_model(k0->module.program, k1->module.program).empty());
+  verify::EmuExecutor exec;
+  // One random schedule does not show it: the other wave would have to run 160 instructions first.
+  verify::VerifyOptions one;
+  one.schedules = 1;
+  auto r1 = verify::differential_verify(*k0, *k1, shapes, exec, one);
+  ASSERT_TRUE(r1) << r1.error().str();
+  EXPECT_EQ(r1->verdict, verify::Verdict::equivalent) << r1->rejected_by << ": " << r1->reason;
+  // The default two schedules end with hold-one-wave: the wave held after the second barrier reads the other wave's
+  // slot after its reuse, 0x3000 + tid instead of 0x1000 + tid.
+  auto r = verify::differential_verify(*k0, *k1, shapes, exec);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent);
+  EXPECT_EQ(r->rejected_by, "run");
+  EXPECT_NE(r->reason.find("(hold-one-wave)"), std::string::npos) << r->reason;
+  const auto& runs = r->json["shapes"][0]["trials"][0]["k1"];
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1]["schedule"], "hold-one-wave");
+  EXPECT_FALSE(runs[1].contains("passed_over")) << runs[1].dump();
+  // The held wave of phase 2 is the one whose lanes read the reused slot: out[2 tid] = 0x3000 + (tid ^ 64).
+  const std::uint32_t held = runs[1]["held_waves"]["first"][2]["wave"].get<std::uint32_t>();
+  const nlohmann::ordered_json* out = nullptr;
+  for (const auto& b : runs[1]["buffers"])
+    if (b["arg"] == 0) out = &b;
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ((*out)["differing"].get<std::size_t>(), 64u);
+  const auto& first = (*out)["first_differences"][0];
+  const std::uint32_t tid = 64 * held;
+  EXPECT_EQ(first["index"].get<std::size_t>(), 2u * tid);
+  EXPECT_EQ(first["k0"].get<double>(), 0x1000 + (tid ^ 64));
+  EXPECT_EQ(first["k1"].get<double>(), 0x3000 + (tid ^ 64));
+}
+
+TEST(AdversarialSchedule, ADeviceSaysTheHardwareSchedules) {
+  // An executor that cannot choose the schedule leaves RunOutcome::schedule empty; the receipt says so.
+  verify::RunOutcome device_run;
+  const auto j = verify::detail::schedule_json(verify::RunRequest{0, 5, nullptr, verify::ScheduleKind::hold_one_wave},
+                                              &device_run);
+  EXPECT_EQ(j["schedule"], "hardware");
+  EXPECT_EQ(j["schedule_requested"], "hold-one-wave");
+  EXPECT_FALSE(j.contains("held_waves"));
 }
 
 /// The executor satisfies the concept and hands back the kernarg bytes, every buffer and modeled timing.

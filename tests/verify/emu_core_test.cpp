@@ -1,8 +1,12 @@
-// Tests of the emulator core: decoding, the scheduler, barriers and stop reasons (semantics have their own tests).
+// Tests of the emulator core: decoding, the scheduler (the hold-one-wave schedule too), barriers and stop reasons
+// (semantics have their own tests).
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cstring>
+#include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "asmevo/verify/emu/fp.hpp"
@@ -193,6 +197,127 @@ namespace {
 
 using namespace asmevo;
 using namespace asmevo::emu;
+
+// ---- the hold-one-wave schedule (machine.hpp run_workgroup) ------------------------------------------------------
+
+/// Two waves exchange LDS slots: wave k writes 0x1000 * (k + 1) + lane to its slot (v1), reads the other wave's slot
+/// (v4) into v3, and after the s_barrier that protects its slot from reuse, 165 instructions later, overwrites it with
+/// 0x7000 + lane (v7). `moved`: the read sits below that barrier (what issue 26 hole 4's adversary did), where it
+/// reads the new value if the other wave has already run its 165 instructions.
+std::string slot_exchange(bool moved) {
+  std::string t = "\tds_write_b32 v1, v2\n\ts_waitcnt lgkmcnt(0)\n\ts_barrier\n";
+  const std::string read = "\tds_read_b32 v3, v4\n\ts_waitcnt lgkmcnt(0)\n";
+  if (!moved) t += read;
+  t += "\ts_barrier\n";
+  if (moved) t += read;
+  for (int i = 0; i < 165; ++i) t += "\tv_add_u32_e32 v5, 1, v5\n";
+  return t + "\tds_write_b32 v1, v7\n\ts_waitcnt lgkmcnt(0)";
+}
+
+RunOptions scheduled(Schedule k, std::uint64_t seed) {
+  RunOptions o;
+  o.completion = Completion::adversarial;
+  o.schedule = k;
+  o.seed = seed;
+  return o;
+}
+
+std::unique_ptr<test::Snippet> exchange_snippet(bool moved, RunOptions o) {
+  auto s = test::make_snippet(slot_exchange(moved), Target::gfx942, 2, 65536, o);
+  if (!s) return s;
+  for (unsigned k = 0; k < 2; ++k)
+    for (unsigned l = 0; l < 64; ++l) {
+      s->wave(k).row(1)[l] = 0x400 * k + 4 * l;
+      s->wave(k).row(4)[l] = 0x400 * (1 - k) + 4 * l;
+      s->wave(k).row(2)[l] = 0x1000 * (k + 1) + l;
+      s->wave(k).row(7)[l] = 0x7000 + l;
+    }
+  return s;
+}
+
+/// Whether some lane of some wave read the other wave's slot after its reuse (or the run stopped on the race).
+bool race_seen(test::Snippet& s) {
+  if (s.group.stop.kind != Stop::Kind::none) return true;
+  for (unsigned k = 0; k < 2; ++k)
+    for (unsigned l = 0; l < 64; ++l)
+      if (s.wave(k).row(3)[l] != 0x1000 * (2 - k) + l) return true;
+  return false;
+}
+
+TEST(EmuSchedule, HoldOneWaveExposesALongWindowRaceThatRandomSchedulesMiss) {
+  // Random interleavings: the other wave would have to run 165 instructions before this one runs its first.
+  int random_seen = 0;
+  for (std::uint64_t seed = 1; seed <= 32; ++seed) {
+    auto s = exchange_snippet(true, scheduled(Schedule::random, seed));
+    ASSERT_TRUE(s);
+    s->run();
+    random_seen += race_seen(*s);
+  }
+  EXPECT_EQ(random_seen, 0) << "random schedules saw the race: the window is not long enough to make the point";
+  // Held back at the start of phase 2 (after the second s_barrier), the held wave reads the other wave's slot after
+  // it was reused, under every seed: the run ends cleanly (no outstanding access overlaps) with the new value.
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(seed);
+    auto s = exchange_snippet(true, scheduled(Schedule::hold_one_wave, seed));
+    ASSERT_TRUE(s);
+    ASSERT_EQ(s->run().kind, Stop::Kind::none) << s->group.stop.message;
+    EXPECT_TRUE(race_seen(*s));
+    ASSERT_EQ(s->group.holds.size(), 3u);  // phases 0, 1 and 2
+    const Hold& h = s->group.holds[2];
+    EXPECT_EQ(h.phase, 2u);
+    EXPECT_EQ(h.release, Hold::Release::others_waiting);
+    for (unsigned l = 0; l < 64; ++l) {
+      EXPECT_EQ(s->wave(h.wave).row(3)[l], 0x7000 + l) << "lane " << l;
+      EXPECT_EQ(s->wave(1 - h.wave).row(3)[l], 0x1000 * (1 + h.wave) + l) << "lane " << l;
+    }
+  }
+}
+
+TEST(EmuSchedule, HoldOneWaveKeepsACorrectKernelsResults) {
+  // With the read above the barrier, every schedule reads the other wave's first value; the held wave differs by seed.
+  std::set<std::uint32_t> held;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(seed);
+    auto s = exchange_snippet(false, scheduled(Schedule::hold_one_wave, seed));
+    ASSERT_TRUE(s);
+    ASSERT_EQ(s->run().kind, Stop::Kind::none) << s->group.stop.message;
+    EXPECT_FALSE(race_seen(*s));
+    ASSERT_EQ(s->group.holds.size(), 3u);
+    for (const Hold& h : s->group.holds) held.insert(h.wave);
+    for (unsigned k = 0; k < 2; ++k) EXPECT_EQ(s->wave(k).row(5)[0], 165u);
+  }
+  EXPECT_EQ(held.size(), 2u) << "the held wave does not depend on the seed";
+}
+
+TEST(EmuSchedule, AWaveSpinningOnTheHeldWaveDoesNotHang) {
+  // Wave 0 spins (atomic reads, which commute with the atomic add: no LDS race) until wave 1 adds to the flag. When
+  // wave 1 is the held one, wave 0 spins without reaching a barrier; after hold_patience instructions wave 1 goes on.
+  const char* text =
+      "\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc0 .Lset\n"
+      ".Lspin:\n\tds_add_rtn_u32 v3, v1, v0\n\ts_waitcnt lgkmcnt(0)\n\tv_readfirstlane_b32 s1, v3\n"
+      "\ts_cmp_eq_u32 s1, 0\n\ts_cbranch_scc1 .Lspin\n\ts_branch .Ldone\n"
+      ".Lset:\n\tds_add_u32 v1, v2\n\ts_waitcnt lgkmcnt(0)\n.Ldone:";
+  bool setter_held = false;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    SCOPED_TRACE(seed);
+    RunOptions o = scheduled(Schedule::hold_one_wave, seed);
+    o.hold_patience = 1000;
+    o.instruction_limit = 1'000'000;
+    auto s = test::make_snippet(text, Target::gfx942, 2, 65536, o);
+    ASSERT_TRUE(s);
+    for (unsigned k = 0; k < 2; ++k) {
+      s->wave(k).s[0] = k;
+      for (unsigned l = 0; l < 64; ++l) s->wave(k).row(2)[l] = 1;
+    }
+    ASSERT_EQ(s->run().kind, Stop::Kind::none) << s->group.stop.message;
+    EXPECT_EQ(s->wave(0).row(3)[0], 64u);  // every lane of wave 1 added 1
+    ASSERT_EQ(s->group.holds.size(), 1u);  // no barrier: one phase
+    const Hold& h = s->group.holds[0];
+    EXPECT_EQ(h.release, h.wave == 1 ? Hold::Release::patience : Hold::Release::others_waiting);
+    setter_held = setter_held || h.wave == 1;
+  }
+  EXPECT_TRUE(setter_held) << "no seed held the wave that sets the flag";
+}
 
 // Register moves between the VGPR and AGPR files, v_swap_b32 and v_nop, under a partial EXEC.
 TEST(EmuMoves, AccvgprMovesSwapAndNop) {

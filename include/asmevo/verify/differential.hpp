@@ -19,6 +19,15 @@
 // what ran. From the second trial on (in the only trial when a shape has one), every output whose declared init is
 // "zeros" or a fill starts as a per-trial canary (the same random bytes for K0 and K1), so a K1 that skips a store
 // whose value K0 writes equal to the declared init still differs.
+//
+// Schedules: K0 runs once per trial under a random schedule; K1 runs `schedules` times, each under its own seed, and
+// with two or more the last is the adversarial hold-one-wave schedule (emu/machine.hpp run_workgroup: per barrier
+// phase one wave held back until the others reach their next s_barrier), which exposes races with windows far longer
+// than random interleavings reach -- a load moved below the barrier that protected its bytes, overwritten by another
+// wave 160 instructions later. Each K1 run's receipt entry names its schedule ("schedule": "random" or
+// "hold-one-wave", the waves held in workgroup (0,0,0), or "hardware" where the executor cannot choose one). Where K1
+// fails under the hold-one-wave schedule, K0 runs under the same one first: if K0 itself stops there or computes
+// something else, its results depend on the schedule and that run is passed over ("passed_over" says why).
 #pragma once
 
 #include <algorithm>
@@ -78,7 +87,10 @@ enum class Verdict : std::uint8_t {
 }
 
 struct VerifyOptions {
-  std::uint32_t schedules = 2;          ///< K1 runs per trial, each under its own schedule seed
+  /// K1 runs per trial, each under its own schedule seed. With 2 or more, the last one is the adversarial schedule
+  /// (ScheduleKind::hold_one_wave: per barrier phase one wave held back until the others reach the next s_barrier,
+  /// which random interleavings almost never do); with 1, K1's one run keeps the random schedule K0 runs under.
+  std::uint32_t schedules = 2;
   bool static_checks = true;            ///< run verify::static_check on both (b)
   std::optional<std::uint32_t> trials;  ///< overrides every spec's "trials"
   std::uint64_t seed = 1;               ///< first schedule seed; each run takes the next one
@@ -246,6 +258,37 @@ using OJson = nlohmann::ordered_json;
   if (r.address) s["address"] = *r.address;
   s["message"] = r.message;
   return s;
+}
+
+/// How many holds of a hold-one-wave schedule a receipt lists per run (a loop with a barrier has one per iteration).
+inline constexpr std::size_t listed_holds = 16;
+
+/// The receipt's account of the schedule `rq` asked for and `r` (when the run came back) had: "schedule" is the
+/// kind ("random", "hold-one-wave"), or "hardware" when the executor cannot choose one (a device), with the kind
+/// that was asked for beside it; a hold-one-wave run lists which wave it held in which phase of workgroup (0,0,0).
+[[nodiscard]] inline OJson schedule_json(const RunRequest& rq, const RunOutcome* r) {
+  OJson j;
+  if (r && !r->schedule) {
+    j["schedule"] = "hardware";
+    j["schedule_requested"] = std::string(to_string(rq.schedule));
+    j["schedule_note"] = "the device schedules its waves itself: the requested schedule could not be applied";
+    return j;
+  }
+  j["schedule"] = std::string(to_string(rq.schedule));
+  if (!r || rq.schedule != ScheduleKind::hold_one_wave) return j;
+  OJson held = OJson::array();
+  for (std::size_t i = 0; i < r->schedule->held.size() && i < listed_holds; ++i) {
+    const HeldWave& h = r->schedule->held[i];
+    held.push_back({{"phase", h.phase}, {"wave", h.wave}, {"released", h.released}});
+  }
+  j["held_waves"] = {{"workgroup", {0, 0, 0}}, {"holds", r->schedule->held.size()}, {"first", std::move(held)}};
+  return j;
+}
+
+/// "schedule seed 7" or "schedule seed 7 (hold-one-wave)": where a run's verdict came from.
+[[nodiscard]] inline std::string schedule_text(const RunRequest& rq) {
+  return "schedule seed " + std::to_string(rq.schedule_seed) +
+         (rq.schedule == ScheduleKind::random ? std::string() : " (" + std::string(to_string(rq.schedule)) + ")");
 }
 
 [[nodiscard]] inline std::string stop_text(const RunOutcome& r) {
@@ -1285,6 +1328,9 @@ template <Executor E>
   }
   j["options"] = {{"schedules", opt.schedules}, {"static_checks", opt.static_checks}, {"seed", opt.seed},
                   {"probes", opt.probes}, {"refute", opt.refute}};
+  j["options"]["adversarial_schedule"] =
+      opt.schedules >= 2 ? "hold-one-wave: the last K1 schedule of each trial"
+                         : "off: with one schedule per trial K1 runs under a random schedule only";
   if (opt.trials) j["options"]["trials"] = *opt.trials;
 
   // Records the verdict; the caller returns `r` (moved) once nothing more goes into the receipt.
@@ -1581,7 +1627,9 @@ template <Executor E>
         d.message = "running K0 (" + where + "): " + d.message;
         return unexpected(std::move(d));
       }
-      tj["k0"] = {{"schedule_seed", rq0.schedule_seed}, {"stop", detail::stop_json(*o0)}};
+      tj["k0"] = {{"schedule_seed", rq0.schedule_seed}};
+      tj["k0"].update(detail::schedule_json(rq0, &*o0));
+      tj["k0"]["stop"] = detail::stop_json(*o0);
       // A probe's inputs are the verifier's, not the launch file's: K0 may not be meant for them (a value used as
       // a count, say). Such a probe is skipped, and the receipt says so.
       bool probe_unusable = probe && !o0->ok();
@@ -1612,13 +1660,31 @@ template <Executor E>
         }
       ran0.add(*o0);
       OJson k1_runs = OJson::array();
-      // A probe aims at the data, not at the schedule: one K1 schedule.
+      // A probe aims at the data, not at the schedule: one K1 schedule, a random one.
       const std::uint32_t k1_schedules = probe ? 1u : opt.schedules;
       for (std::uint32_t s = 0; s < k1_schedules && !verdict; ++s) {
-        RunRequest rq1{t, next_seed++, points.empty() ? nullptr : &watch1};
+        const bool adversarial = !probe && opt.schedules >= 2 && s + 1 == opt.schedules;
+        RunRequest rq1{t, next_seed++, points.empty() ? nullptr : &watch1,
+                       adversarial ? ScheduleKind::hold_one_wave : ScheduleKind::random};
         OJson kj;
         kj["schedule_seed"] = rq1.schedule_seed;
         auto o1 = exec.run(k1, run_spec, rq1);
+        kj.update(detail::schedule_json(rq1, o1 ? &*o1 : nullptr));
+        // K1 failed under the adversarial schedule: K0 runs under the very same one. If K0 itself stops there or
+        // computes something else than under its random schedule, K0's results depend on the schedule (a race of
+        // K0's own) and this run proves nothing about K1: it is recorded and passed over.
+        auto k0_differs_under_it = [&]() -> std::optional<std::string> {
+          if (!adversarial) return std::nullopt;
+          auto again = exec.run(k0, run_spec, RunRequest{t, rq1.schedule_seed, nullptr, rq1.schedule});
+          if (!again) return "K0 cannot be run under it: " + again.error().message;
+          if (!again->ok()) return "K0 itself stops under it: " + detail::stop_text(*again);
+          if (again->buffers.size() != o0->buffers.size()) return "K0 returns other buffers under it";
+          for (std::size_t b = 0; b < o0->buffers.size(); ++b)
+            if (again->buffers[b].bytes != o0->buffers[b].bytes)
+              return "K0's arg" + std::to_string(o0->buffers[b].arg) + " differs from its run under schedule seed " +
+                     std::to_string(rq0.schedule_seed);
+          return std::nullopt;
+        };
         if (!o1) {
           // K0 ran with this spec, so the launch is fine: whatever K1 makes of it is K1's failure.
           kj["stop"] = nullptr;
@@ -1632,9 +1698,14 @@ template <Executor E>
         // buffers of a failed run), so this comes before the consistency checks below.
         kj["stop"] = detail::stop_json(*o1);
         if (!o1->ok()) {
+          if (const auto k0_too = k0_differs_under_it()) {
+            kj["passed_over"] = *k0_too;
+            k1_runs.push_back(std::move(kj));
+            continue;
+          }
           k1_runs.push_back(std::move(kj));
-          (void)finish(Verdict::not_equivalent, "run", "K1 stopped (" + where + ", schedule seed " +
-                                                           std::to_string(rq1.schedule_seed) + "): " + detail::stop_text(*o1));
+          (void)finish(Verdict::not_equivalent, "run", "K1 stopped (" + where + ", " + detail::schedule_text(rq1) +
+                                                           "): " + detail::stop_text(*o1));
           verdict = true;
           break;
         }
@@ -1681,13 +1752,18 @@ template <Executor E>
         for (const auto& c : cmps)
           if (!c.ok() && (!first_bad || (c.output && !first_bad->output))) first_bad = &c;  // outputs first
         kj["buffers"] = std::move(bufs);
+        if (first_bad)
+          if (const auto k0_too = k0_differs_under_it()) {
+            kj["passed_over"] = *k0_too;
+            k1_runs.push_back(std::move(kj));
+            continue;
+          }
         k1_runs.push_back(std::move(kj));
         if (first_bad) {
           std::size_t n_bad = 0;
           for (const auto& c : cmps) n_bad += c.ok() ? 0 : 1;
           (void)finish(Verdict::not_equivalent, "run",
-                       where + ", schedule seed " + std::to_string(rq1.schedule_seed) + ": " +
-                           detail::comparison_text(*first_bad) +
+                       where + ", " + detail::schedule_text(rq1) + ": " + detail::comparison_text(*first_bad) +
                            (n_bad > 1 ? " (" + std::to_string(n_bad - 1) + " more buffer(s) differ)" : ""));
           verdict = true;
         } else if (!points.empty()) {
@@ -1695,7 +1771,7 @@ template <Executor E>
             state_unobserved = true;
           } else if (state_difference(points, *o0->watched, *o1->watched)) {
             // Confirm against a second run of K0 under K1's schedule seed: only what K0 reproduces is compared.
-            RunRequest again{t, rq1.schedule_seed, &watch0};
+            RunRequest again{t, rq1.schedule_seed, &watch0, rq1.schedule};
             auto o0b = exec.run(k0, run_spec, again);
             if (!o0b) {
               Diag d = std::move(o0b).error();
@@ -1708,7 +1784,7 @@ template <Executor E>
                                            std::to_string(rq1.schedule_seed) + " did not run cleanly";
             } else if (const auto d = state_difference(points, *o0->watched, *o1->watched, &*o0b->watched)) {
               (void)finish(Verdict::not_equivalent, "state",
-                           where + ", schedule seed " + std::to_string(rq1.schedule_seed) +
+                           where + ", " + detail::schedule_text(rq1) +
                                ": the outputs match, but K1's registers after an edit differ from K0's " + *d +
                                " (K0 reproduces its value under K1's schedule seed)");
               verdict = true;
@@ -1746,7 +1822,8 @@ template <Executor E>
   j["probe_trials"] = probe_trials;
   return finish(Verdict::equivalent, "",
                 "K1 matches K0 on " + std::to_string(shapes.size()) + " shape(s), " + std::to_string(runs) +
-                    " input draw(s), " + std::to_string(opt.schedules) + " K1 schedule(s) each, and " +
+                    " input draw(s), " + std::to_string(opt.schedules) + " K1 schedule(s) each" +
+                    (opt.schedules >= 2 ? " (the last holding one wave back in every barrier phase)" : "") + ", and " +
                     std::to_string(probe_trials) + " probe trial(s)");
 }
 

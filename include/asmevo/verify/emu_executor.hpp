@@ -57,14 +57,20 @@ class EmuExecutor {
   static constexpr bool emulated_semantics = true;
   [[nodiscard]] const EmuExecutorOptions& options() const noexcept { return opt_; }
 
-  /// One launch: the spec's inputs for `rr.trial`, scheduled by `rr.schedule_seed`. Bad input (an unknown kernel,
+  /// One launch: the spec's inputs for `rr.trial`, scheduled by `rr.schedule` and `rr.schedule_seed` (the outcome's
+  /// `schedule` says which waves a hold-one-wave schedule held in workgroup (0,0,0)). Bad input (an unknown kernel,
   /// arguments that do not match the metadata) is an error; a kernel that stops is an outcome.
   [[nodiscard]] Expected<RunOutcome> run(const CodeObject& co, const LaunchSpec& spec, const RunRequest& rr) {
     emu::EmulateOptions eo = options_for(rr.trial, rr.schedule_seed, false);
     eo.watch = rr.watch;
+    eo.run.schedule = rr.schedule == ScheduleKind::hold_one_wave ? emu::Schedule::hold_one_wave : emu::Schedule::random;
     auto res = emu::emulate(co.module, co.elf, spec, eo);
     if (!res) return unexpected(std::move(res).error());
     RunOutcome out;
+    ScheduleReport sr;
+    sr.kind = rr.schedule;
+    for (const emu::Hold& h : res->holds) sr.held.push_back({h.phase, h.wave, std::string(emu::to_string(h.release))});
+    out.schedule = std::move(sr);
     if (res->watched) out.watched = std::make_shared<const emu::WatchLog>(std::move(*res->watched));
     out.stop = stop_kind_of(res->stop.kind);
     if (!res->ok()) {

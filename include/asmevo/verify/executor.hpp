@@ -35,6 +35,17 @@ struct CodeObject {
   codeobject::Module module;
 };
 
+/// How an executor that chooses the wave schedule (the emulator) interleaves the waves of a workgroup.
+enum class ScheduleKind : std::uint8_t {
+  random,         ///< seeded random interleaving
+  hold_one_wave,  ///< the adversarial one: per barrier phase, one seeded wave held back until every other wave has
+                  ///< reached its next s_barrier or ended (emu/machine.hpp run_workgroup)
+};
+
+[[nodiscard]] constexpr std::string_view to_string(ScheduleKind k) noexcept {
+  return k == ScheduleKind::hold_one_wave ? "hold-one-wave" : "random";
+}
+
 /// What to run: one input draw of a launch.
 struct RunRequest {
   std::uint32_t trial = 0;         ///< random buffer inits use seed + trial (launch_spec.hpp materialize)
@@ -42,6 +53,21 @@ struct RunRequest {
   /// Registers to record at chosen instructions (the state check); an executor that cannot observe registers (a
   /// device) ignores it and leaves RunOutcome::watched empty.
   const emu::Watch* watch = nullptr;
+  /// The schedule kind; a device ignores it (the hardware schedules) and says so (RunOutcome::schedule empty).
+  ScheduleKind schedule = ScheduleKind::random;
+};
+
+/// One wave the hold-one-wave schedule held back, in the first workgroup of the launch.
+struct HeldWave {
+  std::uint32_t phase = 0;  ///< barrier phase: 0 before the first s_barrier, n after the n-th
+  std::uint32_t wave = 0;   ///< wave index in the workgroup
+  std::string released;     ///< why it went on, in the user's terms
+};
+
+/// The schedule a run had, as an executor that chooses it reports it.
+struct ScheduleReport {
+  ScheduleKind kind = ScheduleKind::random;
+  std::vector<HeldWave> held;  ///< hold_one_wave: the holds of workgroup (0,0,0), in order
 };
 
 /// How a run ended when it did not end cleanly.
@@ -98,6 +124,8 @@ struct RunOutcome {
   std::optional<std::vector<InstId>> taken, fell_through;
   /// What RunRequest::watch asked to record, when the executor can (the emulator); null otherwise.
   std::shared_ptr<const emu::WatchLog> watched;
+  /// The schedule the run had, when the executor chooses it (the emulator); empty when the hardware schedules.
+  std::optional<ScheduleReport> schedule;
   [[nodiscard]] bool ok() const noexcept { return stop == StopKind::none; }
 };
 

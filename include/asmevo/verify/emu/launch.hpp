@@ -82,6 +82,9 @@ struct EmulateResult {
   std::string kernel;
   std::optional<TimingReport> timing;  ///< with EmulateOptions::timing, for a run that ended cleanly
   std::optional<WatchLog> watched;     ///< with EmulateOptions::watch, up to the stop
+  /// With RunOptions::schedule == Schedule::hold_one_wave: the holds of workgroup (0,0,0), in order (machine.hpp
+  /// run_workgroup); every workgroup draws its own from its seed.
+  std::vector<Hold> holds;
   [[nodiscard]] bool ok() const noexcept { return stop.kind == Stop::Kind::none; }
 };
 
@@ -566,6 +569,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
         g.waves[i]->trace = tr;
       }
       run_workgroup(g, m);
+      if (flat == 0) res.holds = g.holds;  // one thread runs workgroup 0; read after the threads join
       for (auto& w : g.waves) local += w->executed;
       if (g.stop.kind != Stop::Kind::none) {
         g.stop.message += " (workgroup " + std::to_string(gid[0]) + "," + std::to_string(gid[1]) + "," +

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "asmevo/verify/emu/memory.hpp"
@@ -37,13 +38,51 @@ enum class Completion : std::uint8_t {
   eager,        ///< at issue, as if memory had no latency (what a test of pure semantics wants)
 };
 
+/// How the waves of a workgroup are interleaved (see run_workgroup).
+enum class Schedule : std::uint8_t {
+  random,         ///< a seeded random wave and quantum at every switch
+  hold_one_wave,  ///< random, except that one seeded wave per barrier phase is held back until every other wave
+                  ///< has reached its next s_barrier or ended
+};
+
+[[nodiscard]] constexpr std::string_view to_string(Schedule s) noexcept {
+  return s == Schedule::hold_one_wave ? "hold-one-wave" : "random";
+}
+
 struct RunOptions {
   std::uint64_t seed = 1;              ///< wave interleaving and out-of-order completion choices
   Completion completion = Completion::adversarial;
   std::uint64_t instruction_limit = 1ull << 28;  ///< per wave; a hang guard (about half a minute of emulation)
   unsigned threads = 1;                ///< workgroups run on this many host threads (1: fully deterministic)
   unsigned max_quantum = 24;           ///< a wave runs 1..max_quantum instructions before the scheduler switches
+  Schedule schedule = Schedule::random;
+  /// Schedule::hold_one_wave: the held wave is also released once the other waves have run this many instructions
+  /// (together) since the hold began or since one of them last reached a barrier or ended: they are spinning,
+  /// perhaps on a flag the held wave sets. 2^16 keeps a spin per phase far below the instruction limit.
+  std::uint64_t hold_patience = std::uint64_t{1} << 16;
 };
+
+/// One hold of Schedule::hold_one_wave: which wave (its index in the workgroup) was held in which barrier phase (0
+/// before the first s_barrier, n after the n-th), and why it went on.
+struct Hold {
+  enum class Release : std::uint8_t {
+    others_waiting,  ///< every other wave had reached its next s_barrier or ended (the intended case)
+    patience,        ///< the others ran RunOptions::hold_patience instructions without reaching one (a spin)
+    stopped,         ///< the run stopped while it was held
+  };
+  std::uint32_t phase = 0;
+  std::uint32_t wave = 0;
+  Release release = Release::stopped;
+};
+
+[[nodiscard]] constexpr std::string_view to_string(Hold::Release r) noexcept {
+  switch (r) {
+    case Hold::Release::others_waiting: return "the other waves reached the barrier or ended";
+    case Hold::Release::patience: return "the other waves made no progress (a spin): released early";
+    case Hold::Release::stopped: return "the run stopped while it was held";
+  }
+  return "?";
+}
 
 /// Functions run around every instruction when set (one predictable test each when not): `before` after the
 /// waitcnt scoreboard check and before the instruction executes (hazard checking; false means it stopped the
@@ -102,6 +141,8 @@ struct Workgroup {
   /// Device address of each wave's private (scratch) slot, by wave index (empty: the launch maps no private
   /// memory). Set when the workgroup starts; see detail/mem_private.hpp.
   std::vector<std::uint64_t> private_base;
+  /// Schedule::hold_one_wave: the holds of the last run_workgroup, in order (cleared when it starts).
+  std::vector<Hold> holds;
 };
 
 /// The loaded kernel code: every instruction of the code object predecoded, in address order, plus a sentinel
@@ -525,8 +566,23 @@ namespace detail {
 /// lgkmcnt before the s_barrier) is held back until every other wave has ended or reached a barrier again (when
 /// every wave has some outstanding, one seeded choice goes first): the legal schedule in which its LDS writes land,
 /// and its LDS reads sample, as late as possible, so that another wave touching those bytes meets them outstanding
-/// (sem_mem.hpp lds_race_ok) instead of the wave's next s_waitcnt hiding the race. Correct kernels only run in a different (legal) order; a wave spinning on a flag that a held
-/// wave would set hits the instruction limit (no compiled kernel of the corpus does that).
+/// (sem_mem.hpp lds_race_ok) instead of the wave's next s_waitcnt hiding the race.
+///
+/// Schedule::hold_one_wave adds a priority change in the manner of PCT (Burckhardt, Kothari, Musuvathi and
+/// Nagarakatte, "A Randomized Scheduler with Probabilistic Guarantees of Finding Bugs", ASPLOS 2010): at the start of
+/// each barrier phase (the workgroup's start, and each release of s_barrier) one wave, a seeded choice among those
+/// that have not ended, gets the lowest priority: it runs only once every other wave has reached its next s_barrier
+/// or ended. Random interleavings almost never starve one wave that long -- with two waves and quanta of about 12
+/// instructions, a race whose window is 160 instructions wide shows about once in 2^13 schedules -- while a held
+/// wave meets every access of the others' whole phase before its own first one, whatever the window: a load moved
+/// below the s_barrier that protected its bytes reads what another wave wrote there later in the phase. Each phase
+/// is one priority change point at the phase's start (PCT's change points at chosen instruction counts are not
+/// drawn: the phase start is where a moved load waits). The schedule is legal, so a correct kernel computes what it
+/// computes under any other: the waves only run in another order. A held wave also goes on when the others make no
+/// progress for RunOptions::hold_patience instructions (a wave spinning on a flag the held one would set), so no
+/// kernel that terminates under some schedule hangs under this one. The holds are recorded in Workgroup::holds.
+/// Without it, a wave spinning on a flag that a wave held for its LDS operations would set hits the instruction
+/// limit (no compiled kernel of the corpus does that).
 inline void run_workgroup(Workgroup& g, const Machine& m) {
   std::vector<Wave*> live;
   for (auto& w : g.waves) {
@@ -535,6 +591,29 @@ inline void run_workgroup(Workgroup& g, const Machine& m) {
   }
   const bool hold = m.options.completion == Completion::adversarial;
   std::uint32_t held = 0;  // bit i: live[i] is held back after a barrier
+  // Schedule::hold_one_wave: the wave held this phase (none: npos), the phase, and the instructions the other waves
+  // ran since the hold began or one of them last reached a barrier or ended.
+  constexpr std::size_t none = ~std::size_t{0};
+  const bool hold_one = m.options.schedule == Schedule::hold_one_wave && live.size() > 1;
+  std::size_t victim = none;
+  std::uint32_t phase = 0;
+  std::uint64_t idle = 0;
+  g.holds.clear();
+  auto hold_a_wave = [&] {
+    unsigned n = 0;
+    for (const Wave* w : live) n += !w->ended;
+    if (n < 2) return;  // holding the only wave left delays nothing
+    unsigned pick = g.rng.below(n);
+    for (std::size_t i = 0; i < live.size(); ++i)
+      if (!live[i]->ended && pick-- == 0) victim = i;
+    idle = 0;
+    g.holds.push_back({phase, static_cast<std::uint32_t>(victim), Hold::Release::stopped});
+  };
+  auto release_held_wave = [&](Hold::Release why) {
+    g.holds.back().release = why;
+    victim = none;
+  };
+  if (hold_one) hold_a_wave();
   while (g.stop.kind == Stop::Kind::none) {
     std::array<Wave*, 16> runnable{};
     unsigned nr = 0, alive = 0, nheld = 0;
@@ -542,13 +621,17 @@ inline void run_workgroup(Workgroup& g, const Machine& m) {
       Wave* w = live[i];
       if (w->ended) continue;
       ++alive;
-      if (w->at_barrier) continue;
+      if (w->at_barrier || i == victim) continue;
       if ((held >> i) & 1) ++nheld;
       else if (nr < runnable.size()) runnable[nr++] = w;
     }
     if (alive == 0) break;
     if (nr == 0 && nheld) {  // every other wave has ended or waits at a barrier: the held waves go on
       held = 0;
+      continue;
+    }
+    if (nr == 0 && victim != none) {  // the phase's held wave goes last
+      release_held_wave(Hold::Release::others_waiting);
       continue;
     }
     if (nr == 0) {  // everyone still running waits at the barrier: release it
@@ -561,11 +644,18 @@ inline void run_workgroup(Workgroup& g, const Machine& m) {
         while (pick--) rest &= rest - 1;
         held &= ~(rest & (0u - rest));
       }
+      ++phase;
+      if (hold_one) hold_a_wave();
       continue;
     }
     Wave& w = *runnable[g.rng.below(nr)];
     unsigned quantum = 1 + g.rng.below(m.options.max_quantum);
-    while (quantum-- && !w.ended && !w.at_barrier) step(w);
+    std::uint64_t ran = 0;
+    while (quantum-- && !w.ended && !w.at_barrier) step(w), ++ran;
+    if (victim != none) {
+      if (w.ended || w.at_barrier) idle = 0;
+      else if ((idle += ran) >= m.options.hold_patience) release_held_wave(Hold::Release::patience);
+    }
   }
   // Whatever is still outstanding completes (a wave that stopped early leaves memory as it was at the stop).
   if (g.stop.kind == Stop::Kind::none)

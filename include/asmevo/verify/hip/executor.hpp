@@ -372,7 +372,8 @@ class HipExecutor {
   [[nodiscard]] const std::string& arch() const noexcept { return arch_; }
   [[nodiscard]] int device() const noexcept { return device_; }
 
-  /// One launch of `spec` with the inputs of `rr.trial` (rr.schedule_seed is ignored: the hardware schedules).
+  /// One launch of `spec` with the inputs of `rr.trial` (rr.schedule_seed and rr.schedule are ignored: the hardware
+  /// schedules its waves, so RunOutcome::schedule stays empty and the receipt says the schedule was the hardware's).
   /// Every buffer sits between two guard_bytes regions filled with plan::guard_byte; after the run, a changed guard
   /// byte sets OutBuffer::guard_hit and makes the outcome StopKind::fault. A runtime error from module load to read
   /// back is StopKind::device with the runtime's error name (a device that rejects K1's code is a negative answer,
