@@ -26,11 +26,24 @@
 //     these sets in K1 must be a subset of K0's. So a release (`buffer_wbl2 sc1; s_waitcnt vmcnt(0); global_store
 //     ... sc1`, AMDGPUUsage "Memory Model GFX942") keeps its wait for the data stores and the write-back, and an
 //     acquire (`global_load ... sc1; s_waitcnt vmcnt(0); buffer_inv sc1`) keeps its wait for the load.
-// Plain loads (no scope bit, not atomic) are free -- they may be added, deleted, widened, merged and moved, as the
-// passes of issue 7 (load-widen, dce, schedule) do -- in kernels whose only events are s_barrier. In a kernel with any
-// other event (a scoped access, an atomic, a cache instruction, GDS), where a load moved above an acquire reads stale
-// data, plain loads are treated like plain stores (2 and 3 above). Private memory (scratch_* plain loads and stores)
-// is free everywhere: no other work-item can see it (AMDGPUUsage "Address Spaces": private is per work-item).
+//  4. Plain loads (no scope bit, not atomic) stay between the same two events too, but may be deleted, widened,
+//     merged and reordered there, as load-widen, dce and schedule do. In a kernel whose only events are s_barrier and
+//     calls, at least one an s_barrier, what K1 reads in each segment (the code between two consecutive events, as in
+//     2) must be read by K0 in the same segment: per segment and address space, each plain load covers byte offsets
+//     from its address operands as printed (detail::load_pieces: `ds_read_b32 v1, v0 offset:4` covers [4, 8) from addr=v0,
+//     `ds_read2_b32 v[2:3], v0 offset1:1` [0, 4) and [4, 8), `global_load_dwordx2 v[2:3], v[0:1], off offset:8`
+//     [8, 16) from vaddr=v[0:1]; buffer and image loads are also keyed by their form), and every byte a K1 load covers
+//     must be covered by K0's loads of the same segment and address operands. So two ds_read_b32 merged into a
+//     ds_read2_b32 or ds_read_b64, loads reordered or deleted within a segment pass; a ds_read moved below the
+//     s_barrier that protects its bytes from being reused (another wave overwrites them later in the next phase, by
+//     any distance), or a global load moved across one, is rejected, naming the load and the barrier it crossed
+//     ("plain_load_moved"), and so is a load of bytes K0 does not read in that segment ("plain_load_added"). When K1
+//     is K0 with its registers renamed and nothing else (vgpr-compact), K1's address operands are read by K0's names
+//     (detail::register_renaming). In a kernel with any other event (a scoped access, an atomic, a cache instruction,
+//     GDS), where a load moved above an acquire reads stale data, plain loads are compared like plain stores instead
+//     (2 and 3 above). Private memory (scratch_* plain loads and stores) is free everywhere: no other work-item can see
+//     it (AMDGPUUsage "Address Spaces": private is per work-item); nothing else is taken for private (an LDS slot only
+//     one wave touches is compared like any other).
 // Code that no kernel entry reaches (callees reached through s_swappc_b64, dead code) is compared as one more
 // sequence, conservatively: there every s_waitcnt is an event too, compared by its counts, and the events' path
 // relations hold from each place control may enter that code (detail::region_entries).
@@ -47,14 +60,23 @@
 //  - scalar memory (every gfx9 target spells it glc, AMDGPUInstPrinter::printCPol): GLC counts as scope.
 // So NT (gfx940+) and SLC (gfx90a) are neither events nor compared: a plain store that gains `nt` stays plain.
 //
-// Not seen (the relaxations above, stated exactly): in a kernel whose only events are s_barrier, a plain load (LDS or
-// global) moved across an s_barrier, which reads before other waves of the workgroup wrote -- left to the runs, whose
-// wave schedules usually expose it, with no guarantee; two plain stores of the same kind, space and width in one
-// segment swapped across an s_waitcnt that completes one of them before an event (they are interchangeable to this
-// check); an s_waitcnt the IR keeps symbolically in K0 (taken as waiting for nothing, which makes K0 look weaker than
-// it is). Conservative (false rejections): a plain store, or a plain load in a kernel with events other than
-// s_barrier, widened, merged or deleted; blocks reordered; a dead plain store deleted; the registers of an event
-// renamed. (What is outstanding when the wave ends is not compared: the end of the dispatch completes it.)
+// Not seen (the relaxations above, stated exactly): in a kernel whose only events are s_barrier, a plain load moved
+// into a segment where K0 reads the same offsets through the same register names while those registers hold another
+// value there (a base register advanced between the two loads: names are compared, not values), and a plain load
+// left outstanding at an s_barrier (K1 waits less before the barrier than K0: loads are not in the fence sets of 3,
+// so a ds_read whose s_waitcnt moved below the barrier samples LDS late) -- both left to the runs, where the
+// emulator holds a wave that leaves a barrier with LDS operations outstanding, and the hold-one-wave schedule
+// (emu/machine.hpp run_workgroup, the last K1 schedule of each trial) holds one wave back through every phase; two
+// plain stores of the same kind, space and width in one segment swapped across an s_waitcnt that completes one of
+// them before an event (they are interchangeable to this check); an s_waitcnt the IR keeps symbolically in K0 (taken
+// as waiting for nothing, which makes K0 look weaker than it is). Conservative (false rejections): a plain store, or
+// a plain load in a kernel with events other than s_barrier, widened, merged or deleted; in a kernel with an
+// s_barrier, a plain load whose address registers K1 renames while changing anything else too (vgpr-compact after
+// another pass), or whose address K1 computes otherwise (an add folded into the offset: `v_add_u32 v1, 16, v0;
+// ds_read_b32 v2, v1` -> `ds_read_b32 v2, v0 offset:16`, other registers holding the same address), and a buffer
+// or image load widened (a kernel without an s_barrier leaves its plain loads to the runs); blocks
+// reordered; a dead plain store deleted; the registers of an event renamed. (What is outstanding when the wave ends
+// is not compared: the end of the dispatch completes it.)
 #pragma once
 
 #include <algorithm>
@@ -195,7 +217,8 @@ enum class OrderingRole : std::uint8_t {
   none,         ///< not a memory access, or one no other work-item can observe (plain scratch)
   event,        ///< an ordering event: compared in sequence
   plain_store,  ///< a plain store (or load to LDS): kept between the same two events
-  plain_load,   ///< a plain load: free, or kept like a store in kernels with events other than s_barrier
+  plain_load,   ///< a plain load: compared by its byte coverage per segment, or kept like a store in kernels with
+                ///< events other than s_barrier
   wait,         ///< s_waitcnt: compared by effect (or as an event in code no kernel reaches)
 };
 
@@ -232,8 +255,8 @@ struct MemoryModelDifference {
   std::optional<InstId> example;  ///< the instruction at the difference (in K1 when it has one, else in K0)
   std::string example_text;       ///< that instruction printed
   std::string kernel;             ///< the kernel (or "(code no kernel entry reaches)")
-  std::string rule;               ///< "event_order", "event_path", "plain_access_moved", "fence",
-                                  ///< "kernel_missing"
+  std::string rule;               ///< "event_order", "event_path", "plain_access_moved", "plain_load_moved",
+                                  ///< "plain_load_added", "fence", "kernel_missing"
   std::optional<InstId> k0_inst, k1_inst;  ///< the instructions the message names, in K0 and in K1
   std::string message;            ///< one sentence naming the kernel, the event and the K0/K1 instruction ids
 };
@@ -254,6 +277,9 @@ struct OrderOp {
 struct Skeleton {
   std::vector<OrderOp> events;
   std::vector<OrderOp> plain;                          ///< plain ops that keep their segment, program order
+  /// Plain loads when loads are not pinned (the only events are s_barrier and calls): compared by their byte
+  /// coverage per segment (compare_skeletons step 2b), program order.
+  std::vector<OrderOp> loads;
   bool loads_pinned = false;
   bool fences = false;                                 ///< event_out / plain_out are computed
   bool paths = false;                                  ///< before / after / always are computed
@@ -549,11 +575,123 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
     }
   std::map<std::pair<std::uint32_t, MemoryAccess>, std::uint32_t> seen;
   for (auto& q : plain) {
-    if (q.load && !sk.loads_pinned) continue;
+    if (q.load && !sk.loads_pinned) {
+      sk.loads.push_back(std::move(q.op));
+      continue;
+    }
     q.op.ordinal = seen[{q.op.segment, q.op.access}]++;
     sk.plain.push_back(std::move(q.op));
   }
   return sk;
+}
+
+/// K1's registers by K0's names, when K1 is K0 with registers renamed and nothing else changed (what vgpr-compact
+/// does): per register file, K1 index -> K0 index of each dword.
+struct RegRename {
+  std::map<std::pair<RegFile, std::uint16_t>, std::uint16_t> to0;
+  [[nodiscard]] Reg operator()(Reg r) const {
+    const auto it = to0.find({r.file, r.index});
+    if (it != to0.end()) r.index = it->second;
+    return r;
+  }
+};
+
+/// The renaming that turns `k1` into `k0`, when the two have the same instructions in the same order, the same
+/// forms and the same operands but register indexes, and the indexes correspond one to one (each dword of a tuple
+/// on its own); nullopt when they differ otherwise, or do not differ at all.
+[[nodiscard]] inline std::optional<RegRename> register_renaming(const Program& k0, const Program& k1) {
+  RegRename rn;
+  std::map<std::pair<RegFile, std::uint16_t>, std::uint16_t> to1;
+  bool renamed = false;
+  std::size_t i0 = 0, i1 = 0;
+  auto next = [](const Program& p, std::size_t& i) {
+    while (i < p.items.size() && p.items[i].kind != Item::Kind::inst) ++i;
+    return i < p.items.size() ? &p.items[i++].inst : nullptr;
+  };
+  for (;;) {
+    const Inst* a = next(k0, i0);
+    const Inst* b = next(k1, i1);
+    if (!a || !b) {
+      if (a || b) return std::nullopt;
+      break;
+    }
+    if (a->form != b->form || a->ops.size() != b->ops.size()) return std::nullopt;
+    for (std::size_t k = 0; k < a->ops.size(); ++k) {
+      const Operand &x = a->ops[k], &y = b->ops[k];
+      if (x.kind != y.kind || x.mods != y.mods) return std::nullopt;
+      if (x.kind != Operand::Kind::reg) {
+        if (x.imm != y.imm || x.real != y.real || x.text != y.text || x.count != y.count) return std::nullopt;
+        continue;
+      }
+      if (x.reg.file != y.reg.file || x.reg.dwords != y.reg.dwords) return std::nullopt;
+      for (std::uint16_t d = 0; d < x.reg.dwords; ++d) {
+        const auto r0 = static_cast<std::uint16_t>(x.reg.index + d), r1 = static_cast<std::uint16_t>(y.reg.index + d);
+        const auto [f, new1] = rn.to0.emplace(std::pair(y.reg.file, r1), r0);
+        const auto [g, new0] = to1.emplace(std::pair(x.reg.file, r0), r1);
+        if (f->second != r0 || g->second != r1) return std::nullopt;
+        renamed = renamed || r0 != r1;
+      }
+    }
+  }
+  if (!renamed) return std::nullopt;
+  return rn;
+}
+
+/// What a plain load reads, as the load-coverage rule compares it: `key`, the address operands as printed (with
+/// their operand names: `addr=v4`, `vaddr=v[0:1]`, `vaddr=v0 saddr=s[2:3]`, `sbase=s[0:1]`; K1's registers renamed
+/// by `rn` when given), after the space and, where the width is not in the mnemonic or the addressing mode is not
+/// in the operands (buffer, image), the form's name; `bytes`, the byte offsets from that address each lane reads
+/// (ds_read2*: offset0 and offset1 in elements, times 64 for st64; everything else: offset + [0, width)).
+struct LoadPieces {
+  std::string key;
+  std::vector<std::pair<std::int64_t, std::int64_t>> bytes;  ///< [begin, end)
+};
+
+[[nodiscard]] inline LoadPieces load_pieces(const Inst& in, const MemoryAccess& a, const RegRename* rn) {
+  LoadPieces lp;
+  const auto& f = isa::forms(in.target)[in.form];
+  const auto ops = isa::operands(f);
+  lp.key = a.space;
+  const std::uint32_t width = a.bytes ? a.bytes : 1;
+  if (a.bytes == 0 || a.space == "buffer" || a.space == "image") lp.key += " " + std::string(f.name);
+  bool two = false;
+  for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
+    const Operand& o = in.ops[k];
+    const auto& op = ops[k];
+    if (!op.is_printed() || op.role != isa::Role::use || !o.present()) continue;
+    if (op.name == "offset" || op.name == "offset0" || op.name == "offset1") {
+      two = two || op.name != "offset";
+      continue;
+    }
+    if (op.kind == isa::Kind::cpol || op.kind == isa::Kind::cpol_glc || op.kind == isa::Kind::cpol_noglc) continue;
+    lp.key += " " + std::string(op.name) + "=";
+    if (o.kind == Operand::Kind::reg) lp.key += to_string(rn ? (*rn)(o.reg) : o.reg);
+    else if (o.kind == Operand::Kind::imm) lp.key += std::to_string(o.imm);
+    else lp.key += o.text;
+  }
+  if (two) {
+    const std::int64_t stride =
+        std::int64_t{width} * (f.mnemonic.find("st64") != std::string_view::npos ? 64 : 1);
+    for (const std::string_view name : {"offset0", "offset1"}) {
+      const std::int64_t at = named_imm(in, ops, name) * stride;
+      lp.bytes.emplace_back(at, at + width);
+    }
+  } else {
+    const std::int64_t at = named_imm(in, ops, "offset");
+    lp.bytes.emplace_back(at, at + width);
+  }
+  return lp;
+}
+
+/// Whether the union of `have` (sorted by begin) holds all of [b, e).
+[[nodiscard]] inline bool covers(const std::vector<std::pair<std::int64_t, std::int64_t>>& have, std::int64_t b,
+                                 std::int64_t e) {
+  for (const auto& [x, y] : have) {
+    if (x > b) return false;
+    if (y > b) b = y;
+    if (b >= e) return true;
+  }
+  return b >= e;
 }
 
 /// The kernels of a program: the names of its `.amdhsa_kernel` blocks; without any, its first label.
@@ -573,9 +711,11 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
 [[nodiscard]] inline std::string id_str(InstId id) { return "i" + std::to_string(id.value); }
 
 /// The first difference between two skeletons of the same kernel, if any.
+/// `rn1`: K1's registers by K0's names, when K1 only renames registers (register_renaming).
 [[nodiscard]] inline std::optional<MemoryModelDifference> compare_skeletons(const std::string& kernel,
                                                                             const Program& p0, const Skeleton& s0,
-                                                                            const Program& p1, const Skeleton& s1) {
+                                                                            const Program& p1, const Skeleton& s1,
+                                                                            const RegRename* rn1 = nullptr) {
   const Target t = p1.target;
   auto text = [](const Program& p, std::size_t item) { return print_inst(p.items[item].inst); };
   auto count_events = [](const Skeleton& s, const MemoryAccess& a) {
@@ -682,6 +822,83 @@ inline void compute_fences(Skeleton& sk, const Program& p, const analysis::Cfg& 
                 "): a plain " + (key.second.kind == "load" ? "load" : "store") +
                 " may not move across an ordering event, nor be added or removed there";
     return d;
+  }
+
+  // 2b. Plain loads, where the only events are s_barrier (and calls): what K1 reads between two events, K0 reads
+  // between the same two, through the same address operands. Without an s_barrier there is nothing for a load to
+  // cross that another wave orders by (a call is the same wave's code), so the loads are left to the runs: a K1
+  // that folds an address computation into a load's offset is then no memory-model question.
+  const bool barriers = std::any_of(s0.events.begin(), s0.events.end(),
+                                    [](const OrderOp& e) { return e.access.kind == "barrier"; });
+  if (barriers && !s1.loads.empty()) {
+    struct Cover {
+      std::vector<std::pair<std::int64_t, std::int64_t>> bytes;  // sorted by begin
+      const OrderOp* first = nullptr;
+      std::size_t loads = 0;
+    };
+    using Key = std::pair<std::uint32_t, std::string>;  // (segment, address key)
+    std::map<Key, Cover> cover0;
+    for (const OrderOp& o : s0.loads) {
+      LoadPieces lp = load_pieces(p0.items[o.item].inst, o.access, nullptr);
+      Cover& c = cover0[{o.segment, std::move(lp.key)}];
+      c.bytes.insert(c.bytes.end(), lp.bytes.begin(), lp.bytes.end());
+      if (!c.first) c.first = &o;
+      ++c.loads;
+    }
+    for (auto& [k, c] : cover0) std::sort(c.bytes.begin(), c.bytes.end());
+    std::map<Key, std::size_t> loads1;
+    std::vector<LoadPieces> pieces1;
+    for (const OrderOp& o : s1.loads) {
+      pieces1.push_back(load_pieces(p1.items[o.item].inst, o.access, rn1));
+      ++loads1[{o.segment, pieces1.back().key}];
+    }
+    for (std::size_t q = 0; q < s1.loads.size(); ++q) {
+      const OrderOp& o = s1.loads[q];
+      const LoadPieces& lp = pieces1[q];
+      for (const auto& [b, e] : lp.bytes) {
+        const auto here = cover0.find({o.segment, lp.key});
+        if (here != cover0.end() && covers(here->second.bytes, b, e)) continue;
+        // Not read there in K0. Where else, nearest first: then the load moved across the events in between.
+        const Cover* elsewhere = nullptr;
+        std::uint32_t seg0 = 0;
+        for (const auto& [k, c] : cover0) {
+          if (k.second != lp.key || k.first == o.segment || !covers(c.bytes, b, e)) continue;
+          const auto dist = [&](std::uint32_t sg) { return sg > o.segment ? sg - o.segment : o.segment - sg; };
+          if (!elsewhere || dist(k.first) < dist(seg0)) elsewhere = &c, seg0 = k.first;
+        }
+        d.access = o.access;
+        d.k0_count = here == cover0.end() ? 0 : here->second.loads;
+        d.k1_count = loads1[{o.segment, lp.key}];
+        d.k1_inst = o.id;
+        d.example = o.id;
+        d.example_text = text(p1, o.item);
+        const std::string what = "K1 " + id_str(o.id) + " (" + d.example_text + ")";
+        const std::size_t ops_at = std::min(lp.key.find(' '), lp.key.size());
+        const std::string bytes = o.access.space + " bytes [" + std::to_string(b) + ", " + std::to_string(e) +
+                                  ") from" + lp.key.substr(ops_at);
+        if (elsewhere) {
+          // The event crossed nearest the load's place in K0: the first after it (moved down), the last before it
+          // (moved up).
+          const bool down = o.segment > seg0;
+          const std::uint32_t ev = down ? seg0 : seg0 - 1;
+          const OrderOp& crossed = s1.events[ev];
+          d.rule = "plain_load_moved";
+          d.k0_inst = elsewhere->first->id;
+          d.message = "kernel '" + kernel + "': " + what + " reads " + bytes + " " + (down ? "after" : "before") +
+                      " event " + std::to_string(ev) + " (K1 " + id_str(crossed.id) + ": " + text(p1, crossed.item) +
+                      "), where K0 reads them only " + (down ? "before" : "after") + " it (K0 " +
+                      id_str(elsewhere->first->id) + ": " + text(p0, elsewhere->first->item) + "): a plain load " +
+                      "may not cross an s_barrier -- on the other side another wave of the workgroup may already " +
+                      "have overwritten those bytes, or not yet written them, and no run is sure to show it";
+        } else {
+          d.rule = "plain_load_added";
+          d.message = "kernel '" + kernel + "': " + what + " reads " + bytes + " in the segment " + where(s1, o.segment, true) +
+                      ", where K0 reads no such bytes through the same address operands: a plain load may not be " +
+                      "added there, nor moved there across an s_barrier";
+        }
+        return d;
+      }
+    }
   }
 
   // 3. The fences: K1 may leave outstanding, at each event and each kept plain op, only what K0 leaves.
@@ -836,6 +1053,7 @@ void for_each_symbol(std::string_view text, F&& f) {
 [[nodiscard]] inline std::vector<MemoryModelDifference> compare_memory_model(const Program& k0, const Program& k1) {
   std::vector<MemoryModelDifference> out;
   const analysis::Cfg g0 = analysis::build_cfg(k0), g1 = analysis::build_cfg(k1);
+  const std::optional<detail::RegRename> rn = detail::register_renaming(k0, k1);
   std::vector<std::string> names = detail::kernel_names(k0);
   for (auto& n : detail::kernel_names(k1))
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
@@ -868,7 +1086,7 @@ void for_each_symbol(std::string_view text, F&& f) {
     const std::uint32_t entry0[1] = {*e0}, entry1[1] = {*e1};
     detail::compute_paths(s0, g0, g0.reverse_post_order(*e0), entry0);
     detail::compute_paths(s1, g1, g1.reverse_post_order(*e1), entry1);
-    if (auto d = detail::compare_skeletons(name, k0, s0, k1, s1)) out.push_back(std::move(*d));
+    if (auto d = detail::compare_skeletons(name, k0, s0, k1, s1, rn ? &*rn : nullptr)) out.push_back(std::move(*d));
   }
   // The code no kernel entry reaches, in program order (waits compared as events, no fence sets).
   std::vector<std::uint32_t> rest0, rest1;
@@ -887,7 +1105,8 @@ void for_each_symbol(std::string_view text, F&& f) {
                        detail::indirect_branch_texts(k0, g0, rest0) == detail::indirect_branch_texts(k1, g1, rest1);
   detail::compute_paths(r0, g0, rest0, en0, returns);
   detail::compute_paths(r1, g1, rest1, en1, returns);
-  if (auto d = detail::compare_skeletons("(code no kernel entry reaches)", k0, r0, k1, r1)) out.push_back(std::move(*d));
+  if (auto d = detail::compare_skeletons("(code no kernel entry reaches)", k0, r0, k1, r1, rn ? &*rn : nullptr))
+    out.push_back(std::move(*d));
   return out;
 }
 
