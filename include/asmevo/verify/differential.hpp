@@ -1460,7 +1460,18 @@ template <Executor E>
         rj.push_back(std::move(e));
         continue;
       }
-      const analysis::Refutation ref = pv->refute(k1.module.program);
+      analysis::Refutation ref = pv->refute(k1.module.program);
+      // A counterexample's inputs are only consistent with K0's known bits at the window, not shown reachable: when
+      // the prover shows K1 equivalent from the entry under the same facts (v_mov_b32 v6, 0 -> 16 for a high half
+      // the launch bounds), the counterexample cannot occur and rejects nothing.
+      if (ref.refuted()) {
+        const analysis::ProofResult proof = pv->prove(k1.module.program);
+        if (proof.proven) {
+          e["unreachable_counterexample"] = ref.cex->text();
+          ref.kind = analysis::Refutation::Kind::none;
+          ref.reason = "the window differs for some inputs, but K1 is proven equivalent: " + proof.reason;
+        }
+      }
       e["result"] = ref.refuted() ? "refuted" : ref.kind == analysis::Refutation::Kind::none ? "none" : "unknown";
       if (ref.refuted()) {
         e["counterexample"] = ref.cex->text();
