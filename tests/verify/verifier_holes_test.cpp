@@ -358,81 +358,88 @@ TEST(Refutation, ACompareThatDiffersOnlyAtItsBoundIsRefuted) {
 
 fs::path inductor(const fs::path& dir, const std::string& file) { return dir / "inductor-dev" / file; }
 
-/// inductor's argmin over rows of f32 (file inputs, continuous values: no two elements of a row are equal). K1
-/// turns the tie-break around: the equality test of the first pairwise step never holds (v_cmp_f), so on a tie
-/// the larger index wins. The launch file's inputs never tie, so without probes K1 passes; a probe rejects it (the
-/// specials probe already ties +0 with -0 and repeats its special values; the ties probe draws four values), and
-/// the receipt says which probe.
-TEST(Probes, ATieBreakTurnedAroundIsCaughtByTheTiesProbe) {
-  ASMEVO_REQUIRE_CORPUS(dir);
+/// inductor's argmin over rows of f32 for gfx942 (file inputs, continuous values: no two elements of a row are
+/// equal, none is NaN) with one instruction of K1 replaced, and its launch file.
+struct Argmin {
+  std::optional<verify::CodeObject> k0, k1;
+  std::vector<verify::LaunchSpec> shapes;
+};
+Argmin argmin_with(const fs::path& dir, const std::string& from, const std::string& to) {
+  Argmin a;
   auto k0 = verify::load_code_object(inductor(dir, "L1_argmin.k0.gfx942.hsaco"));
-  ASSERT_TRUE(k0);
-  auto k1 = edited_k1(*k0, [](std::string& t) {
-    replace_first(t, "v_cmp_eq_f32_e64 s[10:11], v10, v4", "v_cmp_f_f32_e64 s[10:11], v10, v4");
-  });
-  ASSERT_TRUE(k1);
+  EXPECT_TRUE(k0) << k0.error().str();
   auto shapes = verify::read_launch_file(inductor(dir, "L1_argmin.k0.json"));
-  ASSERT_TRUE(shapes);
+  EXPECT_TRUE(shapes) << shapes.error().str();
+  if (!k0 || !shapes) return a;
+  a.k1 = edited_k1(*k0, [&](std::string& t) { replace_first(t, from, to); });
+  a.k0 = std::move(*k0);
+  a.shapes = std::move(*shapes);
+  return a;
+}
+
+/// What a one-instruction edit that only probe inputs expose gets: "refuted" by the prover first (its window is one
+/// compare); with the prover off, "equivalent" from the launch file's own trial, and rejected by a probe trial,
+/// whose kind the reason names. Returns the last receipt.
+verify::Receipt only_probes_catch(const Argmin& a, const std::string& probe_in_reason) {
   verify::VerifyOptions o;
   o.trials = 1;
   o.schedules = 1;
-  // The window is one compare, so the prover refutes it before anything runs (with both operands equal); off
-  // here, to show what the probes catch on their own.
-  auto refuted = verify_or_fail(*k0, *k1, *shapes, o);
+  auto refuted = verify_or_fail(*a.k0, *a.k1, a.shapes, o);
   EXPECT_EQ(refuted.rejected_by, "refuted") << refuted.reason;
   o.refute = false;
   o.probes = false;
-  auto without = verify_or_fail(*k0, *k1, *shapes, o);
+  auto without = verify_or_fail(*a.k0, *a.k1, a.shapes, o);
   EXPECT_EQ(without.verdict, verify::Verdict::equivalent) << without.rejected_by << ": " << without.reason;
   o.probes = true;
-  auto with = verify_or_fail(*k0, *k1, *shapes, o);
+  auto with = verify_or_fail(*a.k0, *a.k1, a.shapes, o);
   EXPECT_EQ(with.verdict, verify::Verdict::not_equivalent);
   EXPECT_TRUE(with.rejected_by == "run" || with.rejected_by == "state") << with.rejected_by << ": " << with.reason;
-  EXPECT_NE(with.reason.find("(probe: "), std::string::npos) << with.reason;
+  EXPECT_NE(with.reason.find(probe_in_reason), std::string::npos) << with.reason;
+  return with;
+}
+
+/// K1 turns argmin's tie-break around: the equality test of the first pairwise step never holds (v_cmp_f), so on a
+/// tie the larger index wins. The launch file's inputs never tie; a probe rejects it (the specials probe already
+/// ties +0 with -0 and repeats its special values; the ties probe draws four values), and the receipt lists it.
+TEST(Probes, ATieBreakTurnedAroundIsCaughtByTheTiesProbe) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  const auto a = argmin_with(dir, "v_cmp_eq_f32_e64 s[10:11], v10, v4", "v_cmp_f_f32_e64 s[10:11], v10, v4");
+  ASSERT_TRUE(a.k0 && a.k1);
+  const auto with = only_probes_catch(a, "(probe: ");
   bool listed = false;
   for (const auto& tr : with.json["shapes"][0]["trials"]) listed = listed || tr.contains("probe");
   EXPECT_TRUE(listed) << with.json["shapes"][0]["trials"].dump();
 
-  // The ties probe alone catches it too: the specials probe's inputs are replaced by the ties probe's.
-  auto ties_only = *shapes;
+  // The ties probe alone catches it too: the shape's inputs replaced by the ties probe's, no probes after.
+  auto ties_only = a.shapes;
   const auto probes = verify::probes_of(ties_only[0]);
   ASSERT_EQ(probes.size(), 3u);
   ASSERT_EQ(probes[1].kind, "ties");
   ties_only[0] = probes[1].spec;
-  o.probes = false;
-  auto tied = verify_or_fail(*k0, *k1, ties_only, o);
-  EXPECT_EQ(tied.verdict, verify::Verdict::not_equivalent) << tied.reason;
-}
-
-/// The same argmin: K1's NaN test of the neighbour's value looks at its own value instead (v10 for v4, after the
-/// wait that makes v4 ready). Inputs without NaN never see it; the specials probe (5% NaN, infinities, signed
-/// zeros ...) rejects it. K0 against itself passes every probe.
-TEST(Probes, ANanTestOnTheWrongOperandIsCaughtByTheSpecialsProbe) {
-  ASMEVO_REQUIRE_CORPUS(dir);
-  auto k0 = verify::load_code_object(inductor(dir, "L1_argmin.k0.gfx942.hsaco"));
-  ASSERT_TRUE(k0);
-  auto k1 = edited_k1(*k0, [](std::string& t) {
-    replace_first(t, "v_cmp_u_f32_e64 s[12:13], v4, v4", "v_cmp_u_f32_e64 s[12:13], v10, v10");
-  });
-  ASSERT_TRUE(k1);
-  auto shapes = verify::read_launch_file(inductor(dir, "L1_argmin.k0.json"));
-  ASSERT_TRUE(shapes);
   verify::VerifyOptions o;
   o.trials = 1;
   o.schedules = 1;
-  // The window is one compare, so the prover refutes it before anything runs (with both operands equal); off
-  // here, to show what the probes catch on their own.
-  auto refuted = verify_or_fail(*k0, *k1, *shapes, o);
-  EXPECT_EQ(refuted.rejected_by, "refuted") << refuted.reason;
   o.refute = false;
   o.probes = false;
-  auto without = verify_or_fail(*k0, *k1, *shapes, o);
-  EXPECT_EQ(without.verdict, verify::Verdict::equivalent) << without.rejected_by << ": " << without.reason;
-  o.probes = true;
-  auto with = verify_or_fail(*k0, *k1, *shapes, o);
-  EXPECT_TRUE(with.rejected_by == "run" || with.rejected_by == "state") << with.rejected_by << ": " << with.reason;
-  EXPECT_NE(with.reason.find("(probe: specials)"), std::string::npos) << with.reason;
-  auto same = verify_or_fail(*k0, *k0, *shapes, o);
+  auto tied = verify_or_fail(*a.k0, *a.k1, ties_only, o);
+  EXPECT_EQ(tied.verdict, verify::Verdict::not_equivalent) << tied.reason;
+}
+
+/// argmin lets a NaN win (torch.argmin propagates NaN): where v10 is NaN and its neighbour v4 is not, the pairwise
+/// step picks v10 through `isnan(v10) & !isnan(v4)` (i35 tests that v4 is ordered). K1 tests v10 there instead, so
+/// the term is never true and the NaN loses: a wrong index, but only for inputs with NaN. The specials probe (5%
+/// NaN, infinities, signed zeros ...) rejects it. K0 against itself passes every probe.
+/// (Testing v10 for v4 in i34's `isnan(v4)` instead would be no such edit: the prover shows the final choice the
+/// same, since the NaN case is decided by the other term.)
+TEST(Probes, ANanTestOnTheWrongOperandIsCaughtByTheSpecialsProbe) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  const auto a = argmin_with(dir, "v_cmp_o_f32_e64 s[14:15], v4, v4", "v_cmp_o_f32_e64 s[14:15], v10, v10");
+  ASSERT_TRUE(a.k0 && a.k1);
+  (void)only_probes_catch(a, "(probe: specials)");
+  verify::VerifyOptions o;
+  o.trials = 1;
+  o.schedules = 1;
+  auto same = verify_or_fail(*a.k0, *a.k0, a.shapes, o);
   EXPECT_EQ(same.verdict, verify::Verdict::equivalent) << same.rejected_by << ": " << same.reason;
   EXPECT_GE(same.json["probe_trials"].get<int>(), 3);
 }
