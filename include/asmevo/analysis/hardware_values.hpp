@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/detail/forward_union.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/analysis/findings.hpp"
 #include "asmevo/analysis/liveness.hpp"
@@ -101,10 +102,6 @@ namespace detail {
     for (const auto item : g.blocks[b].insts) any_source |= detail::reads_hardware_value(p.items[item].inst);
   if (!any_source) return out;
 
-  const std::size_t n = g.blocks.size();
-  std::vector<UnitSet> t_in(n), t_out(n);
-  std::vector<std::uint8_t> reached(n, 0);
-  for (const auto b : order) reached[b] = 1;
   std::vector<unsigned> rd, wr;
 
   auto transfer = [&](std::uint32_t b, UnitSet t, bool report) {
@@ -173,23 +170,7 @@ namespace detail {
     return t;
   };
 
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const std::uint32_t b : order) {
-      UnitSet in;
-      for (const std::uint32_t pr : g.pred[b])
-        if (reached[pr]) in |= t_out[pr];
-      const UnitSet o = transfer(b, in, false);
-      if (in != t_in[b] || o != t_out[b]) {
-        t_in[b] = in;
-        t_out[b] = o;
-        changed = true;
-      }
-    }
-  }
-  std::vector<std::uint32_t> by_address(order.begin(), order.end());
-  std::sort(by_address.begin(), by_address.end());
-  for (const std::uint32_t b : by_address) (void)transfer(b, t_in[b], true);
+  detail::forward_union(g, entry, UnitSet{}, transfer);
   return out;
 }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/detail/forward_union.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/analysis/findings.hpp"
 #include "asmevo/analysis/liveness.hpp"
@@ -89,13 +90,6 @@ inline void input_units(const Inst& in, std::vector<unsigned>& rd) {
                                                     const UnitSet& defined_at_entry, std::string_view kernel,
                                                     std::size_t max = 32) {
   Findings out;
-  const std::vector<std::uint32_t> order = g.reverse_post_order(entry);
-  if (order.empty()) return out;
-  const std::size_t n = g.blocks.size();
-  std::vector<UnitSet> undef_in(n), undef_out(n);
-  std::vector<std::uint8_t> reached(n, 0);
-  for (const auto b : order) reached[b] = 1;
-
   // Transfer of one block: `u` is the may-be-undefined set at its start; reports when `report` is set.
   std::vector<unsigned> rd, rd_all, wr;
   auto transfer = [&](std::uint32_t b, UnitSet u, bool report) {
@@ -137,24 +131,7 @@ inline void input_units(const Inst& in, std::vector<unsigned>& rd) {
   };
 
   // Forward to a fixed point over the reachable blocks (union at joins), then one reporting pass.
-  const UnitSet start = ~defined_at_entry;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const std::uint32_t b : order) {
-      UnitSet in = b == entry ? start : UnitSet{};
-      for (const std::uint32_t pr : g.pred[b])
-        if (reached[pr]) in |= undef_out[pr];
-      const UnitSet o = transfer(b, in, false);
-      if (in != undef_in[b] || o != undef_out[b]) {
-        undef_in[b] = in;
-        undef_out[b] = o;
-        changed = true;
-      }
-    }
-  }
-  std::vector<std::uint32_t> by_address(order.begin(), order.end());
-  std::sort(by_address.begin(), by_address.end());
-  for (const std::uint32_t b : by_address) (void)transfer(b, undef_in[b], true);
+  detail::forward_union(g, entry, ~defined_at_entry, transfer);
   return out;
 }
 
