@@ -356,6 +356,10 @@ TEST(LaunchSpecErrors, Buffers) {
        "/args/0/buffer/init/random/specials: expected a probability (a number in [0, 1]), got a string", ""},
       {R"({"buffer": {"dtype": "f32", "count": 1, "init": {"random": {"min": 0, "max": 1, "specials": null}}}})",
        "/args/0/buffer/init/random/specials: expected a probability", "got null"},
+      {R"({"buffer": {"dtype": "f32", "count": 1, "init": {"random": {"min": 0, "max": 1, "ties": 0}}}})",
+       "/args/0/buffer/init/random/ties: expected the number of distinct values in [1, 1048576], got 0", ""},
+      {R"({"buffer": {"dtype": "i32", "count": 1, "init": {"random": {"min": 0, "max": 9, "ties": 2.5}}}})",
+       "/args/0/buffer/init/random/ties: expected the number of distinct values", "got"},
       {R"({"buffer": {"dtype": "f32", "count": 1, "init": {"random": {"min": 0, "max": 1, "special": 0.1}}}})",
        "/args/0/buffer/init/random/special: unknown key \"special\" (did you mean \"specials\"?)", ""},
   };
@@ -812,6 +816,26 @@ TEST(LaunchSpecSpecials, ParsedAndDrawnPerElement) {
   }
   EXPECT_FALSE(materialize(buffer(DType::f32, 4, specials_init(0, 0, 1, 1.5)), 0));
   EXPECT_FALSE(materialize(buffer(DType::f32, 4, specials_init(0, 0, 1, NAN)), 0));
+}
+
+/// "ties": k values drawn first (the same values a plain random init of k elements draws for that seed), then every
+/// element a copy of one of them, so compares meet equal values; all k appear in a long buffer.
+TEST(LaunchSpecTies, EveryElementIsOneOfTheFirstKDraws) {
+  auto s = parse(with_args(R"({"buffer": {"dtype": "f32", "count": 1000, "init": {"random":
+      {"seed": 5, "min": -2, "max": 2, "ties": 4}}}})"));
+  ASSERT_TRUE(s) << s.error().str();
+  EXPECT_EQ(s->args[0].buffer.init.ties, 4u);
+  auto b = materialize(s->args[0].buffer, 3);
+  ASSERT_TRUE(b);
+  auto plain = s->args[0].buffer;
+  plain.count = 4;
+  plain.init.ties = 0;
+  auto pool = materialize(plain, 3);
+  ASSERT_TRUE(pool);
+  std::set<std::uint64_t> want, seen;
+  for (std::size_t i = 0; i < 4; ++i) want.insert(load_le(*pool, 4 * i, 4));
+  for (std::size_t i = 0; i < 1000; ++i) seen.insert(load_le(*b, 4 * i, 4));
+  EXPECT_EQ(seen, want);
 }
 
 namespace {

@@ -757,7 +757,8 @@ struct ApproximateChange {
 /// `mul:2`) is. Runs cannot verify such an instruction: where K0 and K1 both run it on the same values they agree
 /// whatever it computes, but on new values the emulator's answer is not the hardware's. `tolerant` names the
 /// kernels whose every launch declares a tolerance for every output (then a close answer is all that is asked),
-/// which are not checked. Kernels no spec launches are left to unlaunched_changes.
+/// which are not checked. Every other kernel is, launched or not (one no spec launches may not change at all:
+/// unlaunched_changes).
 [[nodiscard]] inline std::vector<ApproximateChange> approximate_changes(const codeobject::Module& m0,
                                                                         const codeobject::Module& m1,
                                                                         const std::set<std::string>& tolerant) {
@@ -1246,6 +1247,12 @@ namespace detail {
 [[nodiscard]] inline std::vector<Probe> probes_of(const LaunchSpec& spec) {
   bool tolerance = false;
   for (const auto& t : spec.tolerance) tolerance = tolerance || t.has_value();
+  // Each buffer's range once: for a file init it means reading the file.
+  std::vector<std::optional<std::pair<double, double>>> ranges(spec.args.size());
+  for (std::size_t a = 0; a < spec.args.size(); ++a)
+    if (spec.args[a].kind == ArgSpec::Kind::buffer &&
+        (dtype_is_float(spec.args[a].buffer.dtype) || spec.args[a].buffer.init.kind == Init::random))
+      ranges[a] = detail::value_range(spec.args[a].buffer);
   std::vector<Probe> out;
   for (const std::string_view kind : {"specials", "ties", "binades"}) {
     if (tolerance && kind != "ties") continue;
@@ -1255,7 +1262,7 @@ namespace detail {
       BufferArg& b = p.spec.args[a].buffer;
       const bool is_float = dtype_is_float(b.dtype);
       if (!is_float && (b.init.kind != Init::random || kind != "ties")) continue;
-      const auto range = detail::value_range(spec.args[a].buffer);
+      const auto& range = ranges[a];
       if (!range) continue;
       Init in;
       in.seed = 0x5eed0000ull + 0x100ull * (kind == "specials" ? 1 : kind == "ties" ? 2 : 3) + a;

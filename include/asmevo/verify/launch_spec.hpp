@@ -399,7 +399,7 @@ inline Init read_init(SpecChecker& c, const Json& v, const std::string& ptr, std
     if (!c.object(body, p, "an object {\"seed\", \"min\", \"max\"} (and optionally \"specials\", \"ties\")")) return r;
     c.only_keys(body, p, {"seed", "min", "max", "specials", "ties"});
     if (const Json* t = SpecChecker::optional_key(body, "ties"))
-      if (auto x = c.integer(*t, p + "/ties", 1, 1 << 20, "the number of distinct values, 1 to 1048576"))
+      if (auto x = c.integer(*t, p + "/ties", 1, 1 << 20, "the number of distinct values"))
         r.ties = static_cast<std::uint32_t>(*x);
     if (const Json* sp = SpecChecker::optional_key(body, "specials")) {
       if (!sp->is_number()) {
