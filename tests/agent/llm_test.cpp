@@ -405,6 +405,23 @@ TEST(LlmProposer, AKeyTheServerEchoesIsRedactedEverywhere) {
   EXPECT_EQ(refused.transcript.dump().find(kKey), std::string::npos);
 }
 
+// Found by tests/fuzz/llm_reply_fuzz.cpp: a 200 whose body is a bare JSON string echoing the key put the key, unredacted,
+// into the error ("expected an object with \"choices\", found the string ...").
+TEST(ChatClient, ABodyThatIsOnlyTheEchoedKeyIsRedacted) {
+  LlmConfig c;
+  c.url = "http://127.0.0.1:9";
+  c.api_key = kKey;
+  c.max_retries = 0;
+  ChatClient client(c, [](const HttpRequest&) -> Expected<HttpReply> {
+    return HttpReply{200, std::string("\"echo ") + kKey + "\"", std::nullopt};
+  });
+  auto r = client.chat({{"user", "hello"}});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("expected an object with \"choices\""), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("echo [redacted]"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().message.find(kKey), std::string::npos) << r.error().message;
+}
+
 TEST(LlmProposer, MissingUsageIsEstimatedAndFlagged) {
   FakeChatServer server({ScriptedResponse::chat(kValidReply, std::nullopt)});
   std::vector<std::chrono::milliseconds> sleeps;
@@ -553,6 +570,22 @@ TEST(ExtractJson, SaysWhatWasFound) {
   j = extract_json("```python\nprint(1)\n```");
   ASSERT_FALSE(j);
   EXPECT_NE(j.error().message.find("```python"), std::string::npos) << j.error().message;
+}
+
+// Found by tests/fuzz/llm_reply_fuzz.cpp: nlohmann reports a number beyond a double as out_of_range, not parse_error,
+// and it escaped extract_json (in the proposer it became an "internal error" instead of feedback to the model).
+TEST(ExtractJson, ANumberBeyondADoubleIsAnErrorAtItsPlaceNotAnException) {
+  auto j = extract_json("```json\n{\"edits\": [\n  {\"op\": \"set_waitcnt\", \"at\": \"i4\", \"vmcnt\": 1e999}]}\n```");
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.error().code, DiagCode::parse_error);
+  EXPECT_NE(j.error().message.find("number overflow parsing '1e999'"), std::string::npos) << j.error().message;
+  EXPECT_EQ(j.error().loc.line, 3u) << j.error().message;
+  EXPECT_NE(j.error().hint.find("double"), std::string::npos) << j.error().hint;
+
+  j = extract_json("the script: {\"edits\": [], \"x\": -2e400} as asked");  // a bare object, not a block
+  ASSERT_FALSE(j);
+  EXPECT_NE(j.error().message.find("the object at line 1, column 13 is not valid JSON"), std::string::npos)
+      << j.error().message;
 }
 
 TEST(Prompt, CarriesTheWindowWithIdsAndStallsTheFactsTheSchemaAndTheHistory) {

@@ -83,6 +83,23 @@ TEST(LineParser, CommentsAndIds) {
   EXPECT_EQ(d.comment, "c");
 }
 
+// Found by tests/fuzz/parser_fuzz.cpp: `s_nop 0"this` parsed (a symbolic operand `0"this`), and its printed line
+// `s_nop 0"this ; i0` did not, its id swallowed by the string.
+TEST(LineParser, UnclosedStringIsAnErrorAtItsQuote) {
+  for (const auto& [text, col] : {std::pair{"s_nop 0\"this", 8u}, std::pair{".ascii \"abc", 8u},
+                                  std::pair{"s_nop foo(\"x) ; i3", 11u}, std::pair{".ascii \"a\\\"", 8u}}) {
+    const Diag d = bad(text, 4);
+    EXPECT_EQ(d.code, DiagCode::parse_error) << text;
+    EXPECT_NE(d.message.find("string literal is not closed"), std::string::npos) << text << ": " << d.str();
+    EXPECT_EQ(d.loc.line, 4u) << text;
+    EXPECT_EQ(d.loc.col, col) << text << ": " << d.str();
+  }
+  // Closed strings, and quotes in a comment, are fine.
+  EXPECT_EQ(ok(".ascii \"a\\\"b\" ; i\"").directive_args, "\"a\\\"b\"");
+  ok("ds_swizzle_b32 v5, v1 offset:swizzle(BITMASK_PERM,\"00p00\")");
+  ok("s_nop 0 // a \"quote");
+}
+
 TEST(LineParser, Directives) {
   auto l = ok("\t.p2align 8");
   EXPECT_EQ(l.directive, ".p2align");

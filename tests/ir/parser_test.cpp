@@ -78,6 +78,22 @@ TEST(Parser, PicksE64WhenOnlyVop3CanEncodeIt) {
   }
 }
 
+// Found by tests/fuzz/parser_fuzz.cpp: `mul:1` made an omod operand of value 0 that the printed text (which omits
+// it) does not give back, so the instruction and its reprint were unequal Insts.
+TEST(Parser, OutputModifierOfOneIsNoModifier) {
+  for (Target t : all_targets) {
+    for (const char* text : {"v_add_f32_e64 v0, -v1, |v2| clamp mul:1", "v_add_f32_e64 v0, v1, v2 div:1"}) {
+      auto in = parse_inst(text, t);
+      ASSERT_TRUE(in) << text << ": " << in.error().str();
+      auto again = parse_inst(print_inst(*in), t);
+      ASSERT_TRUE(again) << print_inst(*in) << ": " << again.error().str();
+      EXPECT_EQ(*again, *in) << text << " printed as " << print_inst(*in);
+      EXPECT_EQ(*llvm(t).encode_line(print_inst(*in)), *llvm(t).encode_line(text)) << text;
+    }
+    expect_form_like_llvm(t, "v_add_f32 v0, v1, v2 mul:1", "_e64");
+  }
+}
+
 TEST(Parser, PicksSdwaAndDppFromTheirModifiers) {
   for (Target t : all_targets) {
     expect_form_like_llvm(t, "v_add_f32_sdwa v0, v1, v2 dst_sel:WORD_1", "_sdwa");
@@ -236,6 +252,26 @@ TEST(Parser, ProgramDiagsCarryFileLineAndColumn) {
   EXPECT_EQ(r.diags[1].loc.line, 4u);
   EXPECT_EQ(r.diags[1].loc.col, 1u);
   EXPECT_EQ(r.program.instruction_count(), 2u);  // the good lines are kept
+}
+
+// Found by tests/fuzz/parser_fuzz.cpp: `.amdhsa_kernel~k` was a plain directive, but its printed form
+// `.amdhsa_kernel ~k` a descriptor block, so a program and its reprint differed. A block directive is now the whole
+// word, as the line reader splits it, wherever it is followed by a character that cannot continue a name.
+TEST(Parser, BlockDirectivesAreWholeWords) {
+  const std::string text = ".amdhsa_kernel~k\n  .amdhsa_next_free_vgpr 0\n.end_amdhsa_kernel;x\n"
+                           ".amdgpu_metadataX\n";
+  auto r = parse_program_all(text, Target::gfx942, "k.s");
+  ASSERT_TRUE(r.diags.empty()) << r.diags.front().str();
+  ASSERT_EQ(r.program.items.size(), 2u);
+  EXPECT_EQ(r.program.items[0].kind, Item::Kind::kernel);
+  EXPECT_EQ(r.program.items[0].kernel.name, "~k");
+  ASSERT_EQ(r.program.items[0].kernel.fields.size(), 1u);
+  EXPECT_EQ(r.program.items[1].kind, Item::Kind::directive);  // not the start of a metadata block
+  EXPECT_EQ(r.program.items[1].name, ".amdgpu_metadataX");
+  const std::string printed = print_program(r.program);
+  auto again = parse_program_all(printed, Target::gfx942, "printed.s");
+  ASSERT_TRUE(again.diags.empty()) << again.diags.front().str();
+  EXPECT_EQ(print_program(again.program), printed);
 }
 
 TEST(Parser, WaitcntOperandForms) {

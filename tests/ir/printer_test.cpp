@@ -104,6 +104,23 @@ TEST(Printer, PrintParseIsIdempotentOnPrograms) {
   EXPECT_EQ(once, twice);
 }
 
+// Found by tests/fuzz/parser_fuzz.cpp: a negative immediate written in hex printed as 32-bit hex, which a 16-bit
+// SOPK/SOPP operand does not take back (`s_movk_i32 s0, 0xfffffffc`: "immediate does not fit 16 bits").
+TEST(Printer, NegativeHexImmediateReadsBack) {
+  for (const char* line : {"s_movk_i32 s0, (1<<4)|~0x3", "s_movk_i32 s0, -0x4", "s_cmpk_eq_i32 s1, -0x8000",
+                           "s_getreg_b32 s0, -0x1"}) {
+    auto in = parse_inst(line, Target::gfx942);
+    ASSERT_TRUE(in) << line << ": " << in.error().str();
+    const std::string text = print_inst(*in);
+    auto again = parse_inst(text, Target::gfx942);
+    ASSERT_TRUE(again) << line << " printed as " << text << ": " << again.error().str();
+    EXPECT_EQ(*again, *in) << text;
+    EXPECT_EQ(print_inst(*again), text);
+  }
+  EXPECT_EQ(print_inst(*parse_inst("s_movk_i32 s0, -0x4", Target::gfx942)), "s_movk_i32 s0, -4");
+  EXPECT_EQ(print_inst(*parse_inst("s_movk_i32 s0, 0xfffc", Target::gfx942)), "s_movk_i32 s0, 0xfffc");
+}
+
 TEST(Printer, OptionsDropIdsAndComments) {
   const Program p = parse_ok(kernel_text);
   const std::string bare = print_program(p, PrintOptions{false, false});

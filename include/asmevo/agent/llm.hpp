@@ -358,7 +358,8 @@ class ChatClient {
     if (j.is_discarded())
       return fail(DiagCode::io_error, where + " is not JSON: it begins \"" + excerpt(body) + "\"");
     if (!j.is_object())
-      return fail(DiagCode::io_error, where + ": expected an object with \"choices\", found " + detail::type_name(j));
+      return fail(DiagCode::io_error,
+                  where + ": expected an object with \"choices\", found " + redact(detail::type_name(j)));
     if (j.contains("error") && !j.contains("choices"))
       return fail(DiagCode::io_error, where + " is an error: " + excerpt(body));
     if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty())
@@ -778,19 +779,32 @@ struct Fence {
 /// Parses `text[begin, end)` as JSON (comments allowed); an error names line and column in `text`.
 [[nodiscard]] inline Expected<nlohmann::json> parse_at(std::string_view text, std::size_t begin, std::size_t end,
                                                        const std::string& what) {
-  try {
-    return nlohmann::json::parse(text.substr(begin, end - begin), nullptr, true, true);
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::size_t at = begin + (e.byte > 0 ? e.byte - 1 : 0);
-    const auto [line, col] = line_col(text, at);
-    std::string why = e.what();
+  const std::string_view json = text.substr(begin, end - begin);
+  auto bad = [&](std::size_t byte, std::string why, std::string hint) -> Expected<nlohmann::json> {
+    const auto [line, col] = line_col(text, begin + (byte > 0 ? byte - 1 : 0));
     if (const auto k = why.find("syntax error"); k != std::string::npos) why = why.substr(k);
     else if (const auto c = why.find("] "); c != std::string::npos) why = why.substr(c + 2);
     return fail(DiagCode::parse_error,
                 what + " is not valid JSON: line " + std::to_string(line) + ", column " + std::to_string(col) +
                     " of your reply: " + printable(why),
-                Loc{"", line, col, std::nullopt}, {},
-                "send plain JSON: commas between members, keys in double quotes, no trailing commas");
+                Loc{"", line, col, std::nullopt}, {}, std::move(hint));
+  };
+  try {
+    return nlohmann::json::parse(json, nullptr, true, true);
+  } catch (const nlohmann::json::parse_error& e) {
+    return bad(e.byte, e.what(), "send plain JSON: commas between members, keys in double quotes, no trailing commas");
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond a double's range ("1e999": out_of_range.406), which carries no position: a SAX pass over the
+    // same text stops at the same place and says where.
+    struct ErrorAt : nlohmann::detail::json_sax_acceptor<nlohmann::json> {
+      std::size_t at = 0;
+      bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception&) {
+        at = pos;
+        return false;
+      }
+    } sax;
+    (void)nlohmann::json::sax_parse(json, &sax, nlohmann::json::input_format_t::json, true, true);
+    return bad(sax.at, e.what(), "write numbers a double can hold (at most about 1.8e308 in magnitude)");
   }
 }
 

@@ -365,7 +365,9 @@ struct Attempt {
         if (n->name == "mul" && n->value == 2) out = Operand::make_imm(1);
         else if (n->name == "mul" && n->value == 4) out = Operand::make_imm(2);
         else if (n->name == "div" && n->value == 2) out = Operand::make_imm(3);
-        else if ((n->name == "mul" || n->name == "div") && n->value == 1) out = Operand::make_imm(0);
+        // mul:1 / div:1 is no output modifier: left absent, as if not written, so that the Inst equals the one its
+        // printed text (which omits it, as LLVM's printer does) reads back as.
+        else if ((n->name == "mul" || n->name == "div") && n->value == 1) out = Operand{};
         else return "output modifier must be mul:2, mul:4 or div:2";
       }
       return {};
@@ -855,6 +857,12 @@ struct ParseResult {
   }
   std::set<std::uint32_t> used_ids;
   std::vector<std::size_t> needs_id;
+  // Whether `l` is directive `name`: the whole word, as the line reader splits it (`.amdhsa_kernel~k` is
+  // `.amdhsa_kernel` too, and `.amdgpu_metadataX` is another directive), so that a block is recognised the same
+  // way in a text and in its printed form.
+  auto is_directive = [](std::string_view l, std::string_view name) {
+    return l.rfind(name, 0) == 0 && (l.size() == name.size() || !detail::is_ident_char(l[name.size()]));
+  };
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto no = static_cast<std::uint32_t>(i + 1);
     std::string_view raw = lines[i];
@@ -870,10 +878,10 @@ struct ParseResult {
       continue;
     }
     // Blocks kept whole: metadata (YAML) and kernel descriptors.
-    if (tr.rfind(".amdgpu_metadata", 0) == 0) {
+    if (is_directive(tr, ".amdgpu_metadata")) {
       it.kind = Item::Kind::metadata;
       std::size_t j = i + 1;
-      for (; j < lines.size() && detail::trim(lines[j]).rfind(".end_amdgpu_metadata", 0) != 0; ++j) {
+      for (; j < lines.size() && !is_directive(detail::trim(lines[j]), ".end_amdgpu_metadata"); ++j) {
         it.text += lines[j];
         it.text += '\n';
       }
@@ -886,7 +894,7 @@ struct ParseResult {
       p.items.push_back(std::move(it));
       continue;
     }
-    if (tr.rfind(".amdhsa_kernel", 0) == 0 && (tr.size() == 14 || std::isspace(static_cast<unsigned char>(tr[14])))) {
+    if (is_directive(tr, ".amdhsa_kernel")) {
       it.kind = Item::Kind::kernel;
       it.kernel.name = std::string(detail::trim(tr.substr(14)));
       std::size_t j = i + 1;
@@ -894,7 +902,7 @@ struct ParseResult {
         std::string_view f = lines[j];
         if (auto c = detail::comment_start(f); c != std::string_view::npos) f = f.substr(0, c);
         f = detail::trim(f);
-        if (f.rfind(".end_amdhsa_kernel", 0) == 0) break;
+        if (is_directive(f, ".end_amdhsa_kernel")) break;
         if (f.empty()) continue;
         std::size_t sp = 0;
         while (sp < f.size() && !std::isspace(static_cast<unsigned char>(f[sp]))) ++sp;

@@ -140,9 +140,11 @@ inline std::string positional_text(Target t, const isa::OperandInfo& op, const O
     if (encode_waitcnt(t, w) == imm) return to_string(t, w);
     return hex(imm);
   }
+  // A negative value prints in decimal even where it was written in hex (`-0x4`, `~0x3`): as 32-bit hex it would
+  // read back as another value, which a 16-bit SOPK/SOPP slot refuses (`s_movk_i32 s0, 0xfffffffc`).
   if ((op.kind == isa::Kind::hwreg || op.kind == isa::Kind::sendmsg || op.kind == isa::Kind::gpr_idx ||
        op.kind == isa::Kind::imm || op.kind == isa::Kind::endpgm_imm) && o.kind == Operand::Kind::imm)
-    return o.hex || o.imm > 64 ? hex(static_cast<std::uint64_t>(o.imm) & (o.imm < 0 ? 0xffffffffull : ~0ull)) : std::to_string(o.imm);
+    return o.imm >= 0 && (o.hex || o.imm > 64) ? hex(static_cast<std::uint64_t>(o.imm)) : std::to_string(o.imm);
   return value_text(o);
 }
 

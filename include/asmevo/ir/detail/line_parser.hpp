@@ -45,6 +45,22 @@ inline std::size_t comment_start(std::string_view s) {
   return std::string_view::npos;
 }
 
+/// Position of the `"` that opens a string literal the line does not close (before any comment), or npos.
+inline std::size_t unclosed_string(std::string_view s) {
+  std::size_t open = std::string_view::npos;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (open != std::string_view::npos) {
+      if (c == '\\') ++i;
+      else if (c == '"') open = std::string_view::npos;
+      continue;
+    }
+    if (c == '"') open = i;
+    else if (c == ';' || (c == '/' && i + 1 < s.size() && s[i + 1] == '/')) break;
+  }
+  return open;
+}
+
 /// Cursor-based reader of an operand list. Every error names the column and the text at it.
 class OperandReader {
  public:
@@ -533,6 +549,13 @@ class OperandReader {
   syntax::Line l;
   l.number = line_no;
   l.source = std::string(text);
+  // An unclosed string is an error, as llvm-mc-22 refuses such a line too (`.ascii "abc`: "expected string"): read as
+  // an operand, it would swallow the rest of the line, so the `; iN` id appended when the line is printed would not
+  // read back.
+  if (const auto q = unclosed_string(text); q != std::string_view::npos)
+    return fail(DiagCode::parse_error, "string literal is not closed",
+                Loc{{}, line_no, static_cast<std::uint32_t>(q + 1), {}}, std::string(text),
+                "close it with '\"' on the same line");
   std::string_view s = text;
   if (auto c = comment_start(s); c != std::string_view::npos) {
     std::size_t skip = s[c] == ';' ? 1 : 2;
