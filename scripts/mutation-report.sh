@@ -50,11 +50,11 @@ import collections, json, os, sys
 out, seconds, per_op, seed = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 ops = ["waitcnt_drop", "waitcnt_weaken", "swap_dependent", "reg_change", "imm_change", "offset_change", "cmp_flip",
        "nop_drop", "exec_change", "store_oob", "cache_bit"]
-cols = ["mutants", "invalid", "caught_static", "caught_run", "caught_state", "caught_abi", "caught_memory_model",
-        "caught_coverage", "equivalent", "miss"]
+cols = ["mutants", "invalid", "caught_static", "caught_run", "caught_refuted", "caught_state", "caught_abi",
+        "caught_memory_model", "caught_approximate", "caught_float_mode", "caught_coverage", "equivalent", "miss"]
 tot = {op: dict.fromkeys(cols, 0) for op in ops}
 errors, misses, kernels, mutant_seconds = [], [], 0, 0.0
-false_rejections = []  # proven equivalent, yet the gate's state check rejects them
+false_rejections = []  # proven equivalent, yet a gate stage without an output witness rejects them
 kinds, proofs = collections.Counter(), []
 for name in sorted(os.listdir(out)):
     path = os.path.join(out, name)
@@ -88,15 +88,14 @@ for name in sorted(os.listdir(out)):
                 if m.get("equivalence") == "proven":
                     proofs.append((m["op"], name[:-5], m["description"], m.get("reason", "")))
                 if m.get("false_rejection"):
-                    false_rejections.append((m["op"], name[:-5], m["description"]))
+                    false_rejections.append((m.get("rejected_by", "state"), m["op"], name[:-5], m["description"]))
         elif o in c:
             c[o] += 1
         else:
             errors.append("%s: %s %s: unknown outcome %r" % (name[:-5], m["op"], m["site"], o))
 
 def caught(c):
-    return (c["caught_static"] + c["caught_run"] + c["caught_state"] + c["caught_abi"] + c["caught_memory_model"] +
-            c["caught_coverage"])
+    return sum(c[k] for k in cols if k.startswith("caught_"))
 
 def rate(c):
     d = caught(c) + c["miss"]
@@ -107,27 +106,25 @@ print("%d kernel objects, %d s wall time (%.0f s in mutants)\n" % (kernels, seco
 for op in ops:
     c = tot[op]
     print("### %s\n" % op)
-    print("| mutants | invalid | caught static | caught by runs | caught by state | caught abi | caught memory model | caught coverage | proven equivalent | misses | catch rate |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n" % (c["mutants"], c["invalid"], c["caught_static"], c["caught_run"],
-          c["caught_state"], c["caught_abi"], c["caught_memory_model"], c["caught_coverage"], c["equivalent"], c["miss"],
-          rate(c)))
+    print("| mutants | invalid | caught static | caught by runs | refuted | caught by state | caught abi | caught memory model | approximate | float mode | caught coverage | proven equivalent | misses | catch rate |")
+    print("|" + "---:|" * (len(cols) + 1))
+    print("| " + " | ".join(str(c[k]) for k in cols) + " | %s |\n" % rate(c))
 T = {k: sum(tot[op][k] for op in ops) for k in cols}
 print("### Totals\n")
-print("| operator | mutants | invalid | caught static | caught by runs | caught by state | caught abi | caught memory model | caught coverage | proven equivalent | misses | catch rate |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| operator | mutants | invalid | caught static | caught by runs | refuted | caught by state | caught abi | caught memory model | approximate | float mode | caught coverage | proven equivalent | misses | catch rate |")
+print("|---|" + "---:|" * (len(cols) + 1))
 for op in ops + ["**total**"]:
     c = T if op == "**total**" else tot[op]
-    print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |" % (op, c["mutants"], c["invalid"], c["caught_static"],
-          c["caught_run"], c["caught_state"], c["caught_abi"], c["caught_memory_model"], c["caught_coverage"],
-          c["equivalent"], c["miss"], rate(c)))
+    print("| %s | " % op + " | ".join(str(c[k]) for k in cols) + " | %s |" % rate(c))
 print()
 if kinds:
     print("Proven equivalent, by proof: " + ", ".join("%s %d" % (k, n) for k, n in sorted(kinds.items())) + "\n")
-print("\"Caught by state\": the outputs matched, but registers both kernels may still read held other values after the edit "
-      "(the gate's state check). Such a mutant has no output witness; when the prover shows one equivalent it is "
-      "counted as proven equivalent, not caught: %d such false rejection(s)%s\n" % (len(false_rejections),
-      "".join("\n- %s  %s  %s" % f for f in false_rejections)))
+print("\"Caught by runs\" and \"refuted\" have a witness: outputs that differ, or a counterexample checked at the edited "
+      "window. Every other stage rejects by a rule without one (\"caught by state\": the outputs matched, but registers "
+      "both kernels may still read held other values after the edit). When the prover shows such a mutant equivalent, "
+      "it is counted as proven equivalent, not caught: %d such false rejection(s) (%s)%s\n" % (len(false_rejections),
+      ", ".join("%s %d" % kv for kv in sorted(collections.Counter(f[0] for f in false_rejections).items())) or "none",
+      "".join("\n- %s: %s  %s  %s" % f for f in false_rejections)))
 dd = caught(T) + T["miss"]
 if dd:
     print("Without the state check (its catches counted as misses): %.1f%% caught; with it: %.1f%%.\n" %

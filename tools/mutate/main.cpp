@@ -76,7 +76,8 @@ struct Result {
                             ///< survived
   std::string equivalence;  ///< survivors: "identical code" (the whole file), "redundant wait", "cache hint", "miss"
   std::string reason;       ///< why invalid / what caught it
-  bool false_rejection = false;  ///< proven equivalent, yet the gate rejected it (its state check)
+  bool false_rejection = false;  ///< proven equivalent, yet the gate rejected it (a stage without an output witness)
+  std::string rejected_by;        ///< the gate stage that rejected it, for a false rejection
   double seconds = 0;
 };
 
@@ -212,7 +213,7 @@ int main(int argc, char** argv) {
 
   verify::EmuExecutor exec;
   std::vector<Result> results;
-  int state_false_rejections = 0;
+  int false_rejections = 0;
   for (verify::MutOp op : ops) {
     auto sites = verify::mutation_sites(op, p0, *scope);
     // Draw up to per_op sites without replacement, deterministically from the seed (Fisher-Yates on SplitMix64).
@@ -275,16 +276,20 @@ int main(int argc, char** argv) {
       if (rc->verdict == verify::Verdict::not_equivalent) {
         r.outcome = "caught_" + (rc->rejected_by.empty() ? std::string("run") : rc->rejected_by);
         r.reason = rc->reason;
-        // The state check rejects without an output that differs: a mutant the prover shows equivalent is a false
-        // rejection, and it is counted as proven equivalent, not as caught.
-        if (rc->rejected_by == "state") {
+        // Only a run whose outputs differ ("run") and a checked counterexample ("refuted") witness a difference.
+        // Every other stage (state, static, memory_model, approximate, coverage, abi) rejects by a rule: a mutant the
+        // prover shows equivalent is then a false rejection, counted as proven equivalent, not as caught, so that a
+        // rule that rejects more cannot raise the catch rate.
+        if (rc->rejected_by != "run" && rc->rejected_by != "refuted" && !rc->rejected_by.empty()) {
           const auto proof = prove_all(k1_program, site);
           if (proof.proven) {
             r.outcome = "survived";
             r.equivalence = "proven";
-            r.reason = proof.reason + " (the gate rejects it by the state check: a false rejection)";
+            r.reason = proof.reason + " (the gate rejects it by its " + rc->rejected_by +
+                       " stage: a false rejection)";
             r.false_rejection = true;
-            ++state_false_rejections;
+            r.rejected_by = rc->rejected_by;
+            ++false_rejections;
           }
         }
         done();
@@ -313,8 +318,8 @@ int main(int argc, char** argv) {
 
   // Per-operator counts.
   struct Count {
-    int mutants = 0, invalid = 0, caught_static = 0, caught_abi = 0, caught_memory_model = 0, caught_coverage = 0,
-        caught_run = 0, caught_state = 0, identical = 0, redundant = 0, hint = 0, proven = 0, miss = 0;
+    int mutants = 0, invalid = 0, identical = 0, redundant = 0, hint = 0, proven = 0, miss = 0;
+    std::map<std::string, int> caught;  ///< by outcome ("caught_" + the gate stage that rejected it)
   };
   std::map<std::string, Count> per;
   int misses = 0;
@@ -322,12 +327,7 @@ int main(int argc, char** argv) {
     Count& c = per[std::string(verify::to_string(r.op))];
     ++c.mutants;
     if (r.outcome == "invalid") ++c.invalid;
-    else if (r.outcome == "caught_static") ++c.caught_static;
-    else if (r.outcome == "caught_abi") ++c.caught_abi;
-    else if (r.outcome == "caught_memory_model") ++c.caught_memory_model;
-    else if (r.outcome == "caught_coverage") ++c.caught_coverage;
-    else if (r.outcome == "caught_run") ++c.caught_run;
-    else if (r.outcome == "caught_state") ++c.caught_state;
+    else if (r.outcome.starts_with("caught_")) ++c.caught[r.outcome];  // every stage, refuted and approximate too
     else if (r.equivalence == "identical code") ++c.identical;
     else if (r.equivalence == "redundant wait") ++c.redundant;
     else if (r.equivalence == "cache hint") ++c.hint;
@@ -351,23 +351,28 @@ int main(int argc, char** argv) {
       e["outcome"] = r.outcome;
       if (!r.equivalence.empty()) e["equivalence"] = r.equivalence;
       if (!r.reason.empty()) e["reason"] = r.reason;
-      if (r.false_rejection) e["false_rejection"] = true;
+      if (r.false_rejection) {
+        e["false_rejection"] = true;
+        e["rejected_by"] = r.rejected_by;
+      }
       e["seconds"] = r.seconds;
       list.push_back(std::move(e));
     }
     j["mutants"] = std::move(list);
     Json sum = Json::object();
-    for (const auto& [name, c] : per)
-      sum[name] = {{"mutants", c.mutants}, {"invalid", c.invalid}, {"caught_static", c.caught_static},
-                   {"caught_abi", c.caught_abi}, {"caught_memory_model", c.caught_memory_model},
-                   {"caught_coverage", c.caught_coverage},
-                   {"caught_run", c.caught_run}, {"caught_state", c.caught_state},
-                   {"equivalent_identical", c.identical},
-                   {"equivalent_redundant_wait", c.redundant}, {"equivalent_cache_hint", c.hint},
-                   {"equivalent_proven", c.proven}, {"miss", c.miss}};
+    for (const auto& [name, c] : per) {
+      Json e = {{"mutants", c.mutants}, {"invalid", c.invalid}, {"equivalent_identical", c.identical},
+                {"equivalent_redundant_wait", c.redundant}, {"equivalent_cache_hint", c.hint},
+                {"equivalent_proven", c.proven}, {"miss", c.miss}};
+      for (const char* stage : {"caught_static", "caught_abi", "caught_memory_model", "caught_coverage", "caught_run",
+                                "caught_state", "caught_refuted", "caught_approximate", "caught_float_mode"})
+        e[stage] = 0;
+      for (const auto& [stage, n] : c.caught) e[stage] = n;
+      sum[name] = std::move(e);
+    }
     j["summary"] = std::move(sum);
     j["misses"] = misses;
-    j["state_false_rejections"] = state_false_rejections;
+    j["false_rejections"] = false_rejections;
     std::cout << j.dump() << "\n";
   } else {
     std::cout << "# " << pos[0] << " (" << kernel << "): " << results.size() << " mutants, " << misses << " missed, "
