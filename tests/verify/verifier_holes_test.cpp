@@ -84,7 +84,8 @@ constexpr const char* last_sum = "v_add_f32_e32 v4, v7, v11";
 // ---------------------------------------------------------------------------------------------------------------
 
 /// A trap temporary the launch never sets, added into a stored value: a static finding (undef:read naming ttmp5),
-/// and, with static checks off, a run that differs (ttmp5 starts as the trial's garbage, not zero).
+/// and, with static checks off, the prover's counterexample (nothing constrains ttmp5), and with that off too, a run
+/// that differs (ttmp5 starts as the trial's garbage, not zero).
 TEST(UndefinedState, TrapTemporaryReadIsRejectedStaticallyAndByTheRuns) {
   ASMEVO_REQUIRE_CORPUS(dir);
   auto v = vec_add_with(dir, [](std::string& t) { insert_after(t, last_sum, "\tv_add_u32_e32 v4, ttmp5, v4\n"); });
@@ -97,6 +98,9 @@ TEST(UndefinedState, TrapTemporaryReadIsRejectedStaticallyAndByTheRuns) {
 
   verify::VerifyOptions o;
   o.static_checks = false;
+  auto refuted = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(refuted.rejected_by, "refuted") << refuted.reason;
+  o.refute = false;
   auto runs = verify_or_fail(v->k0, *v->k1, v->shapes, o);
   EXPECT_EQ(runs.verdict, verify::Verdict::not_equivalent);
   EXPECT_EQ(runs.rejected_by, "run") << runs.reason;
@@ -116,7 +120,7 @@ TEST(UndefinedState, SccNothingSetIsAStaticFinding) {
 }
 
 /// FLAT_SCRATCH (vec_add enables no private segment, so the launch leaves it) and XNACK_MASK start as garbage: the
-/// runs alone reject a K1 that adds them into the result.
+/// runs alone (the prover, which would refute it first, is off) reject a K1 that adds them into the result.
 TEST(UndefinedState, FlatScratchAndXnackMaskAreGarbageInTheRuns) {
   ASMEVO_REQUIRE_CORPUS(dir);
   for (const std::string reg : {"flat_scratch_lo", "xnack_mask_hi"}) {
@@ -125,6 +129,7 @@ TEST(UndefinedState, FlatScratchAndXnackMaskAreGarbageInTheRuns) {
     ASSERT_TRUE(v);
     verify::VerifyOptions o;
     o.static_checks = false;
+    o.refute = false;
     auto r = verify_or_fail(v->k0, *v->k1, v->shapes, o);
     EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent);
     EXPECT_EQ(r.rejected_by, "run") << r.reason;
@@ -164,6 +169,21 @@ TEST(UndefinedState, KernargBytesPastTheSegmentAreGarbage) {
   // K0 against itself is still equivalent: the garbage is the same for both.
   auto same = verify_or_fail(v->k0, v->k0, v->shapes);
   EXPECT_EQ(same.verdict, verify::Verdict::equivalent) << same.rejected_by << ": " << same.reason;
+}
+
+/// vec_add's i32 `n` sits at kernarg offset 24 and the next pointer at 32: bytes 28..31 are padding no argument
+/// describes, which the launcher never writes (the red-team round's case: the preloaded s9 holds them). A K1 that
+/// adds s9 into the stored sum used to pass, the padding being zero here; it is garbage now, and the runs reject it.
+TEST(UndefinedState, KernargPaddingBetweenArgumentsIsGarbage) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = vec_add_with(dir, [](std::string& t) {
+    insert_after(t, "s_lshl_b32 s0, s14, 10", "\ts_mov_b32 s40, s9\n");
+    insert_after(t, last_sum, "\tv_add_u32_e32 v4, s40, v4\n");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
 }
 
 /// K0's own reads of undefined registers are findings (hand-written programs, analysis::check_undefined_reads with
@@ -263,6 +283,24 @@ TEST(HardwareValues, ClockReachingAnAddressIsRejected) {
   EXPECT_NE(runs.reason.find("s_memtime"), std::string::npos) << runs.reason;
 }
 
+/// Where the wave's registers sit in the SIMD (GPR_ALLOC's VGPR_BASE), where the loader put the code (s_getpc_b64)
+/// and the exception status (TRAPSTS) added into the stored sum: the red-team round's cases, which passed because
+/// the emulator gives a constant for each. All three are hardware values now: hwvalue:memory.
+TEST(HardwareValues, PlacementPcAndTrapStatusReachingAStoreAreRejected) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  for (const char* source : {"\ts_getreg_b32 s40, hwreg(HW_REG_GPR_ALLOC, 0, 6)\n", "\ts_getpc_b64 s[40:41]\n",
+                             "\ts_getreg_b32 s40, hwreg(HW_REG_TRAPSTS, 0, 9)\n"}) {
+    auto v = vec_add_with(dir, [&](std::string& t) {
+      insert_after(t, "s_lshl_b32 s0, s14, 10", source);
+      insert_after(t, last_sum, "\tv_add_u32_e32 v4, s40, v4\n");
+    });
+    ASSERT_TRUE(v);
+    auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+    EXPECT_EQ(r.rejected_by, "static") << source << r.reason;
+    EXPECT_NE(r.reason.find("hwvalue:memory"), std::string::npos) << source << r.reason;
+  }
+}
+
 /// The taint analysis on hand-written code: sources (s_memtime, s_getreg of HW_ID/XCC_ID) reach a store's data,
 /// an address and a branch; s_getreg of MODE and a value overwritten before use are not sources.
 TEST(HardwareValues, AnalysisFollowsTheValueToItsSinks) {
@@ -285,6 +323,19 @@ TEST(HardwareValues, AnalysisFollowsTheValueToItsSinks) {
   EXPECT_EQ(ctl[0].rule, "hwvalue:control");
   EXPECT_TRUE(run("\ts_getreg_b32 s4, hwreg(HW_REG_MODE)\n\tv_mov_b32_e32 v1, s4\n"
                   "\tglobal_store_dword v0, v1, s[0:1]\n").empty());
+  // GPR_ALLOC: the base fields are placement, the size fields the kernel's own; the raw simm16 form too
+  // (id 5 | offset 16 << 6 | (size 6 - 1) << 11 = SGPR_BASE).
+  EXPECT_EQ(run("\ts_getreg_b32 s4, hwreg(HW_REG_GPR_ALLOC, 0, 6)\n\tv_mov_b32_e32 v1, s4\n"
+                "\tglobal_store_dword v0, v1, s[0:1]\n").size(), 1u);
+  EXPECT_TRUE(run("\ts_getreg_b32 s4, hwreg(HW_REG_GPR_ALLOC, 8, 6)\n\tv_mov_b32_e32 v1, s4\n"
+                  "\tglobal_store_dword v0, v1, s[0:1]\n").empty());
+  EXPECT_EQ(run("\ts_getreg_b32 s4, 0x2c05\n\tv_mov_b32_e32 v1, s4\n"
+                "\tglobal_store_dword v0, v1, s[0:1]\n").size(), 1u);
+  // The PC, through the usual relocation arithmetic, into an address.
+  auto pc = run("\ts_getpc_b64 s[4:5]\n\ts_add_u32 s4, s4, 0x100\n\ts_addc_u32 s5, s5, 0\n"
+                "\tglobal_load_dword v1, v0, s[4:5]\n");
+  ASSERT_EQ(pc.size(), 1u);
+  EXPECT_EQ(pc[0].rule, "hwvalue:address");
   EXPECT_TRUE(run("\ts_getreg_b32 s4, hwreg(HW_REG_HW_ID)\n\ts_mov_b32 s4, 0\n\tv_mov_b32_e32 v1, s4\n"
                   "\tglobal_store_dword v0, v1, s[0:1]\n").empty());
 }
@@ -350,6 +401,57 @@ TEST(Refutation, ACompareThatDiffersOnlyAtItsBoundIsRefuted) {
   // K0 against itself: nothing to refute.
   auto same = verify_or_fail(*k0, *k0, *shapes);
   EXPECT_EQ(same.verdict, verify::Verdict::equivalent) << same.rejected_by << ": " << same.reason;
+}
+
+/// The same compare edit with an `s_nop 0` inserted before it: K1 grows, so the relinked object pads its tail with
+/// another alignment and every later instruction is renumbered. The red-team round got it accepted that way (the
+/// prover said "unknown": a changed directive, then a change running to the end). K1 is now aligned with K0 by
+/// instruction before the prover sees it, alignment directives are no change, and an s_nop in K1's window computes
+/// nothing: it is refuted as before.
+TEST(Refutation, AnInsertedNopDoesNotHideTheChange) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(triton_object(dir, "softmax_f32"));
+  ASSERT_TRUE(k0);
+  auto k1 = edited_k1(*k0, [](std::string& t) {
+    replace_first(t, "v_cmp_gt_f32_e64 s[4:5], s6, v9", "s_nop 0\n\tv_cmp_ge_f32_e64 s[4:5], s6, v9");
+  });
+  ASSERT_TRUE(k1);
+  auto shapes = verify::read_launch_file(triton_launch("softmax_f32"));
+  ASSERT_TRUE(shapes);
+  auto r = verify_or_fail(*k0, *k1, *shapes);
+  EXPECT_EQ(r.rejected_by, "refuted") << r.reason;
+  EXPECT_NE(r.reason.find("-126.0"), std::string::npos) << r.reason;
+  // An inserted s_nop alone changes nothing the prover or the runs see.
+  auto nop = edited_k1(*k0, [](std::string& t) {
+    replace_first(t, "v_cmp_gt_f32_e64 s[4:5], s6, v9", "s_nop 0\n\tv_cmp_gt_f32_e64 s[4:5], s6, v9");
+  });
+  ASSERT_TRUE(nop);
+  auto same = verify_or_fail(*k0, *nop, *shapes);
+  EXPECT_EQ(same.verdict, verify::Verdict::equivalent) << same.rejected_by << ": " << same.reason;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The floating-point environment
+// ---------------------------------------------------------------------------------------------------------------
+
+/// Denormal flushing turned on in the descriptor, FP16 overflow clamping or an exception enable turned on with
+/// s_setreg: each changes what float instructions the edit never touched compute (or whether they trap), on values
+/// the launch file's draws may never reach, and the emulator models only part of it. Rejected "float_mode", naming
+/// the field or the instruction. (The red-team round had all of them accepted.)
+TEST(FloatMode, ModeChangesAreUnverified) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  struct Case { const char* from; const char* to; const char* named; };
+  for (const Case& c : {Case{".amdhsa_float_denorm_mode_32 3", ".amdhsa_float_denorm_mode_32 0", "float_denorm_mode_32"},
+                        Case{".amdhsa_exception_fp_ieee_inexact 0", ".amdhsa_exception_fp_ieee_inexact 1", "inexact"},
+                        Case{"s_lshl_b32 s0, s14, 10", "s_lshl_b32 s0, s14, 10\n\ts_setreg_imm32_b32 hwreg(HW_REG_MODE, 23, 1), 1",
+                             "writes a hardware register"}}) {
+    auto v = vec_add_with(dir, [&](std::string& t) { replace_first(t, c.from, c.to); });
+    ASSERT_TRUE(v);
+    auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+    EXPECT_EQ(r.rejected_by, "float_mode") << c.to << ": " << r.reason;
+    EXPECT_NE(r.reason.find(c.named), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("unverified"), std::string::npos) << r.reason;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -495,3 +597,43 @@ TEST(Probes, OnlyDataInputsAreRedrawn) {
 }
 
 }  // namespace
+
+namespace {
+
+/// inductor's relu over f32 for gfx942 with `lines` inserted before its store, and its launch file.
+Argmin relu_with(const fs::path& dir, const std::string& lines) {
+  Argmin a;
+  auto k0 = verify::load_code_object(inductor(dir, "L1_relu.k0.gfx942.hsaco"));
+  EXPECT_TRUE(k0) << k0.error().str();
+  auto shapes = verify::read_launch_file(inductor(dir, "L1_relu.k0.json"));
+  EXPECT_TRUE(shapes) << shapes.error().str();
+  if (!k0 || !shapes) return a;
+  a.k1 = edited_k1(*k0, [&](std::string& t) { insert_after(t, "v_cndmask_b32_e32 v2, 0, v2, vcc", lines); });
+  a.k0 = std::move(*k0);
+  a.shapes = std::move(*shapes);
+  return a;
+}
+
+}  // namespace
+
+/// The red-team round's relu edits that passed the runs: `v_max_f32 v2, v2, v2` before the store quiets a signaling
+/// NaN (K0 stores it bit for bit), which only an sNaN input shows; zeroing results above 2^30 shows only on inputs
+/// that large. The specials probe now draws signaling NaNs and the binades probe every binade of f32, so the runs
+/// reject both even with the prover off.
+TEST(Probes, SignalingNansAndHugeMagnitudesAreDrawn) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  verify::VerifyOptions o;
+  o.refute = false;
+  auto quiet = relu_with(dir, "\tv_max_f32_e32 v2, v2, v2\n");
+  ASSERT_TRUE(quiet.k1);
+  auto r = verify_or_fail(*quiet.k0, *quiet.k1, quiet.shapes, o);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  auto huge = relu_with(dir, "\ts_mov_b32 s16, 0x4e800000\n\tv_cmp_lt_f32_e64 vcc, s16, v2\n\ts_nop 1\n"
+                             "\tv_cndmask_b32_e64 v2, v2, 0, vcc\n");
+  ASSERT_TRUE(huge.k1);
+  r = verify_or_fail(*huge.k0, *huge.k1, huge.shapes, o);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  // Both are refuted by the prover too, with its counterexample.
+  r = verify_or_fail(*huge.k0, *huge.k1, huge.shapes);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent) << r.reason;
+}

@@ -6,8 +6,13 @@
 //    s_memrealtime (MI300 ISA §4 "Scalar Memory Operations": they return a 64-bit counter, not memory);
 //  - s_getreg of a hardware register whose value the device chooses: HW_ID (which SE/SH/CU/SIMD/slot, queue),
 //    LDS_ALLOC (where and how much LDS the CU gave the workgroup), IB_STS, SHADER_CYCLES, XCC_ID (which XCD) and
-//    any register id it does not know (LLVM SIDefines.h Hwreg::Id). MODE, STATUS, TRAPSTS and GPR_ALLOC are the
-//    kernel's own settings and are not sources.
+//    any register id it does not know (LLVM SIDefines.h Hwreg::Id); the VGPR_BASE [5:0] and SGPR_BASE [21:16]
+//    fields of GPR_ALLOC (where in the SIMD's register file the wave was placed; its SIZE fields are the
+//    kernel's own); TRAPSTS, whose EXCP bits the hardware sets on floating-point exceptions the emulator does not
+//    raise (MI300 ISA §3.10 "Trap and Exception Registers"). MODE and STATUS are the kernel's own state.
+//  - the program counter (s_getpc_b64, and the return address s_swappc_b64/s_call_b64 write): where the loader
+//    put the code object is the runtime's choice. K0's own PC-relative addressing is a finding of K0 too, so only
+//    a new use of the PC is rejected.
 // A value is tainted when some path carries it, through any instruction that reads a tainted register, into a
 // register; a write whose inputs are all untainted cleans its destination (register-granular, as
 // analysis/liveness.hpp; a destination kept in part, partial_def, keeps its taint).
@@ -24,6 +29,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
@@ -65,10 +71,48 @@ namespace detail {
   return v & 0x3f;
 }
 
+/// The bit field [offset, offset + size) an s_getreg operand reads: `hwreg(ID, OFFSET, SIZE)` or the raw simm16
+/// (id[5:0] | offset[10:6] | (size - 1)[15:11], MI300 ISA S_GETREG_B32); the whole register when the text gives
+/// no field.
+[[nodiscard]] inline std::pair<unsigned, unsigned> hwreg_field(const Operand& o) {
+  if (o.kind == Operand::Kind::imm) return {static_cast<unsigned>(o.imm >> 6) & 0x1f, (static_cast<unsigned>(o.imm >> 11) & 0x1f) + 1};
+  if (o.kind != Operand::Kind::text) return {0, 32};
+  const std::string_view t = o.text;
+  const auto c1 = t.find(',');
+  if (c1 == std::string_view::npos) return {0, 32};
+  const auto c2 = t.find(',', c1 + 1);
+  auto number = [](std::string_view x, unsigned& v) {
+    while (!x.empty() && (x.front() == ' ' || x.front() == '\t')) x.remove_prefix(1);
+    while (!x.empty() && (x.back() == ' ' || x.back() == ')' || x.back() == '\t')) x.remove_suffix(1);
+    if (x.empty() || x.size() > 2) return false;
+    v = 0;
+    for (const char c : x) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    return true;
+  };
+  unsigned off = 0, size = 32;
+  if (c2 == std::string_view::npos || !number(t.substr(c1 + 1, c2 - c1 - 1), off) || !number(t.substr(c2 + 1), size))
+    return {0, 32};  // unreadable: the whole register, the cautious answer
+  return {off, size};
+}
+
 /// Whether `in` reads a value only the hardware decides (see the file comment).
 [[nodiscard]] inline bool reads_hardware_value(const Inst& in) {
   const auto& f = form_of(in);
   const auto ops = isa::operands(f);
+  // The PC: a SOP1 that defines a register and reads none (s_getpc_b64), or one that branches through a register
+  // and writes the return address (s_swappc_b64; s_call_b64 is SOPK).
+  if ((f.format == isa::Format::SOP1 || f.format == isa::Format::SOPK) &&
+      (f.has(isa::prop::call) || f.format == isa::Format::SOP1)) {
+    bool def = false, use = false;
+    for (const auto& o : ops) {
+      def |= o.role == isa::Role::def && o.kind == isa::Kind::reg;
+      use |= o.role == isa::Role::use;
+    }
+    if (def && (!use || f.has(isa::prop::call))) return true;
+  }
   if (f.format == isa::Format::SMEM) {
     bool sbase = false, def = false;
     for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -83,7 +127,12 @@ namespace detail {
     for (const auto& o : ops) def |= o.role == isa::Role::def && o.kind == isa::Kind::reg;
     if (!def) return false;  // s_setreg: writes the register, reads nothing from the hardware
     const int id = hwreg_id(in.ops[k]);
-    return !(id == 1 || id == 2 || id == 3 || id == 5);
+    if (id == 5) {  // GPR_ALLOC: only its BASE fields are placement
+      const auto [off, size] = hwreg_field(in.ops[k]);
+      const std::uint64_t read = (size >= 32 ? 0xffffffffull : ((1ull << size) - 1)) << off;
+      return (read & 0x003f003full) != 0;
+    }
+    return !(id == 1 || id == 2);
   }
   return false;
 }
@@ -154,8 +203,9 @@ namespace detail {
           fd.at = in.id;
           fd.message = "kernel '" + std::string(kernel) + "': i" + std::to_string(in.id.value) + " (" +
                        std::string(f.mnemonic) + ") " + what +
-                       " derived from a clock or the wave's hardware placement (s_memtime, s_memrealtime, s_getreg of "
-                       "HW_ID/LDS_ALLOC/XCC_ID): it differs between dispatches on hardware";
+                       " derived from a clock, the wave's hardware placement or the PC (s_memtime, s_memrealtime, s_getreg "
+                       "of HW_ID/LDS_ALLOC/XCC_ID/GPR_ALLOC bases/TRAPSTS, s_getpc_b64): it differs between dispatches "
+                       "on hardware";
           out.push_back(std::move(fd));
         }
       }

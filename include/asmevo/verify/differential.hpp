@@ -8,7 +8,9 @@
 // place: K1's instructions are aligned with K0's kernel by kernel and a finding is inherited when its instructions
 // map onto a K0 finding of the same rule; this includes reads of undefined registers and hardware-decided values
 // reaching memory or control), (b') approximate semantics (on the emulator, a K1 that adds or changes an
-// instruction the emulator only approximates is unverified, approximate_changes), (b'') refutation (a single edited
+// instruction the emulator only approximates is unverified, approximate_changes), the float environment (a K1 that
+// changes a descriptor's float mode or exception bits, or adds, changes or drops an s_setreg, is unverified:
+// float_mode_changes), (b'') refutation (a single edited
 // window for which the equivalence prover finds register values that make a later-read register differ:
 // analysis::EquivalenceProver::refute), (c) memory model (verify/memory_model.hpp), (d) coverage (a kernel no
 // launch runs must keep K0's code), (e) runs on an Executor, where the emulator also records, at the first
@@ -106,7 +108,7 @@ struct VerifyOptions {
 
 struct Receipt {
   Verdict verdict = Verdict::equivalent;
-  std::string rejected_by;  ///< "", "abi", "static", "approximate", "refuted", "memory_model", "coverage", "run", "state"
+  std::string rejected_by;  ///< "", "abi", "static", "approximate", "float_mode", "refuted", "memory_model", "coverage", "run", "state"
   std::string reason;       ///< one line in the user's terms
   nlohmann::ordered_json json;
 };
@@ -633,6 +635,31 @@ template <class F>
   return seq;
 }
 
+/// K1's program with K0's instruction ids where the two align (verify::align over every instruction of each
+/// program, branch targets left out), and fresh ids past both programs' for the rest. K1 recovered from its bytes
+/// numbers its instructions anew, so after an insertion every later id shifts, and the equivalence prover, which
+/// matches the two programs by id, would see a change running to the end of the code.
+[[nodiscard]] inline Program with_k0_ids(const Program& p0, const Program& p1) {
+  std::vector<std::size_t> c0, c1;
+  for (std::size_t i = 0; i < p0.items.size(); ++i)
+    if (p0.items[i].kind == Item::Kind::inst) c0.push_back(i);
+  for (std::size_t i = 0; i < p1.items.size(); ++i)
+    if (p1.items[i].kind == Item::Kind::inst) c1.push_back(i);
+  std::unordered_map<std::string, std::uint32_t> tokens;
+  const auto t0 = tokens_of(p0, c0, tokens), t1 = tokens_of(p1, c1, tokens);
+  Program out = p1;
+  std::vector<bool> matched(c1.size(), false);
+  for (const auto& [i0, i1] : align(t0, t1)) {
+    out.items[c1[i1]].inst.id = p0.items[c0[i0]].inst.id;
+    matched[i1] = true;
+  }
+  std::uint32_t next = std::max(p0.next_id, p1.next_id);
+  for (std::size_t k = 0; k < c1.size(); ++k)
+    if (!matched[k]) out.items[c1[k]].inst.id = InstId{next++};
+  out.next_id = next;
+  return out;
+}
+
 /// `in` with every register index set to 0 (file, width and modifiers kept), printed: what an instruction computes
 /// apart from which registers it names, so that renaming (vgpr-compact) or moving it keeps the text.
 [[nodiscard]] inline std::string shape_text(const Inst& in) {
@@ -783,6 +810,64 @@ struct ApproximateChange {
       }
       out.push_back({k.name, in.id, print_inst(in), std::string(sem->mnemonic), std::string(sem->note)});
     }
+  }
+  return out;
+}
+
+/// The floating-point environment K1 changes: a descriptor field that sets how every float instruction rounds,
+/// flushes, clamps or traps (the MODE bits the CP loads from COMPUTE_PGM_RSRC1, and the exception enables of
+/// COMPUTE_PGM_RSRC2), TG_SPLIT (whether a workgroup's waves may run on different CUs), or an instruction that
+/// writes a hardware register (s_setreg_b32 / s_setreg_imm32_b32: MODE, TRAPSTS, ...) that K1 adds, changes or drops
+/// (compared as a multiset of detail::shape_text per kernel, as approximate_changes does). Such a change alters
+/// the meaning of instructions the edit never touched, on values no draw may reach (denormal flushing shows only
+/// on denormals), and the emulator models only part of it (not FP16_OVFL clamping, not exception traps, not
+/// TG_SPLIT); no run verifies it, so the gate refuses it. One line per change, naming the kernel.
+[[nodiscard]] inline std::vector<std::string> float_mode_changes(const codeobject::Module& m0,
+                                                                 const codeobject::Module& m1) {
+  std::vector<std::string> out;
+  auto mode_field = [](const codeobject::FieldInfo& f) {
+    const std::string_view n = f.name;
+    return f.role == codeobject::FieldRole::value &&
+           (n.find("float_round_mode") != std::string_view::npos || n.find("float_denorm_mode") != std::string_view::npos ||
+            n.ends_with("enable_dx10_clamp") || n.ends_with("enable_ieee_mode") || n.ends_with("fp16_ovfl") ||
+            n.find("enable_exception_") != std::string_view::npos || n.ends_with("tg_split"));
+  };
+  auto writes_hwreg = [](const Inst& in) {
+    const auto& f = isa::forms(in.target)[in.form];
+    bool hw = false, def = false;
+    for (const auto& o : isa::operands(f)) {
+      hw |= o.kind == isa::Kind::hwreg && o.role == isa::Role::use;
+      def |= o.role == isa::Role::def && o.kind == isa::Kind::reg;
+    }
+    return hw && !def;  // s_getreg defines an SGPR; s_setreg only reads its operands
+  };
+  const analysis::Cfg g0 = analysis::build_cfg(m0.program), g1 = analysis::build_cfg(m1.program);
+  for (const auto& k1 : m1.kernels) {
+    const auto k0 = std::find_if(m0.kernels.begin(), m0.kernels.end(), [&](const auto& k) { return k.name == k1.name; });
+    if (k0 == m0.kernels.end()) continue;  // a kernel K1 added is an ABI change, refused before this
+    for (const auto& f : codeobject::detail::field_rows) {
+      if (!f.exists_on(m1.target, 5) || !mode_field(f)) continue;
+      const auto a = k0->descriptor.get(f), b = k1.descriptor.get(f);
+      if (a != b)
+        out.push_back("kernel '" + k1.name + "': the descriptor's " + std::string(f.name) + " (" +
+                      std::string(f.directive) + ") changes from " + std::to_string(a) + " to " + std::to_string(b));
+    }
+    std::map<std::string, int> count;
+    for (const std::size_t i : detail::kernel_code(m0.program, g0, k1.name))
+      if (writes_hwreg(m0.program.items[i].inst)) ++count[detail::shape_text(m0.program.items[i].inst)];
+    for (const std::size_t i : detail::kernel_code(m1.program, g1, k1.name)) {
+      const Inst& in = m1.program.items[i].inst;
+      if (!writes_hwreg(in)) continue;
+      if (int& left = count[detail::shape_text(in)]; left > 0) {
+        --left;
+        continue;
+      }
+      out.push_back("kernel '" + k1.name + "': K1 adds or changes " + detail::id_text(in.id) + " `" + print_inst(in) +
+                    "`, which writes a hardware register");
+    }
+    for (const auto& [text, left] : count)
+      if (left > 0)
+        out.push_back("kernel '" + k1.name + "': K1 drops `" + text + "`, which writes a hardware register");
   }
   return out;
 }
@@ -1240,8 +1325,8 @@ namespace detail {
 ///  - specials: floats uniform over the argument's own range with 5% of elements from special_bits (signed zeros,
 ///    infinities, NaN, subnormals, the extremes, values far outside the range);
 ///  - ties: floats and integers drawn from 4 values of the argument's range, so compares, max and argmax tie;
-///  - binades: floats log-uniform over every binade from 2^-24 (or the dtype's smallest normal) to 2^24 (or a
-///    quarter of its largest finite value), both signs.
+///  - binades: floats log-uniform over every binade from the dtype's smallest normal to a quarter of its largest
+///    finite value, both signs (an edit that changes only values above 2^30 or below 2^-30 shows there).
 /// A shape that declares a tolerance gets only the ties probe: specials and wide magnitudes make a reassociated
 /// sum differ by more than any tolerance allows, which says nothing about the edit.
 [[nodiscard]] inline std::vector<Probe> probes_of(const LaunchSpec& spec) {
@@ -1271,8 +1356,8 @@ namespace detail {
         const auto f = detail::float_layout(b.dtype);
         const int bias = (1 << (f.exp_bits - 1)) - (f.flavor == detail::FloatLayout::fnuz ? 0 : 1);
         in.kind = Init::log_random;
-        in.min = std::max(0x1p-24, std::ldexp(1.0, 1 - bias));
-        in.max = std::max(in.min, std::min(0x1p24, detail::dtype_info(b.dtype).max_finite / 4));
+        in.min = std::ldexp(1.0, 1 - bias);
+        in.max = std::max(in.min, detail::dtype_info(b.dtype).max_finite / 4);
         in.signed_values = true;
       } else {
         in.kind = Init::random;
@@ -1444,6 +1529,20 @@ template <Executor E>
     j["approximate"] = "not checked: the executor runs the instructions themselves";
   }
 
+  // (b') The floating-point environment: K1 may not change the modes under which K0's float instructions run
+  // (float_mode_changes). Sampled inputs cannot show such a change harmless, on hardware or here.
+  {
+    const auto changes = float_mode_changes(k0.module, k1.module);
+    OJson list = OJson::array();
+    for (const auto& c : changes) list.push_back(c);
+    j["float_mode"] = std::move(list);
+    if (!changes.empty())
+      return finish(Verdict::not_equivalent, "float_mode",
+                    "unverified: K1 changes the floating-point environment: " + changes.front() +
+                        (changes.size() > 1 ? "; " + std::to_string(changes.size() - 1) + " more" : std::string()) +
+                        " (a mode change alters every float instruction after it, on values the trials may never draw)");
+  }
+
   // (b'') Refutation: where K1 differs from K0 in one window, the equivalence prover looks for register values at the
   // window's entry (consistent with what the launch fixes, per shape) under which a register still read after the
   // window differs (analysis::EquivalenceProver::refute). Such a counterexample rejects K1 even when no input of the
@@ -1452,6 +1551,7 @@ template <Executor E>
   if (opt.refute) {
     OJson rj = OJson::array();
     std::optional<std::string> refuted;
+    std::optional<Program> k1_aligned;  // K1 numbered as K0 where they align (detail::with_k0_ids), made once
     for (std::size_t si = 0; si < shapes.size() && !refuted; ++si) {
       OJson e;
       e["shape"] = si;
@@ -1467,12 +1567,13 @@ template <Executor E>
         rj.push_back(std::move(e));
         continue;
       }
-      analysis::Refutation ref = pv->refute(k1.module.program);
+      if (!k1_aligned) k1_aligned = detail::with_k0_ids(k0.module.program, k1.module.program);
+      analysis::Refutation ref = pv->refute(*k1_aligned);
       // A counterexample's inputs are only consistent with K0's known bits at the window, not shown reachable: when
       // the prover shows K1 equivalent from the entry under the same facts (v_mov_b32 v6, 0 -> 16 for a high half
       // the launch bounds), the counterexample cannot occur and rejects nothing.
       if (ref.refuted()) {
-        const analysis::ProofResult proof = pv->prove(k1.module.program);
+        const analysis::ProofResult proof = pv->prove(*k1_aligned);
         if (proof.proven) {
           e["unreachable_counterexample"] = ref.cex->text();
           ref.kind = analysis::Refutation::Kind::none;

@@ -973,7 +973,9 @@ struct FloatLayout {
 
 /// The special values a random init with "specials" draws from, as bit patterns (zero-extended), each once, in a
 /// fixed order. Floats: +0, -0, +inf, -inf, a quiet NaN, the smallest and the largest subnormal, the smallest
-/// normal, the largest finite value and its negative, 1, -1, and +-L far outside [min, max] with
+/// normal, the largest finite value and its negative, 1, -1, +-L far outside [min, max] (then, where the format has
+/// them, the negative subnormals and a signaling NaN: a flushed negative denormal and a quieted sNaN differ from
+/// the input only there) with
 /// L = 256 * max(|min|, |max|, 1) (rounded to the dtype, at most its largest finite value), which makes exp()
 /// over- or underflow in softmax-like code. Encodings a dtype lacks are left out (fnuz: no -0, no inf, NaN = 0x80;
 /// OCP E4M3: no inf, NaN = 0x7f). Integers: 0, 1, -1 (signed), the dtype's minimum and maximum.
@@ -1026,6 +1028,10 @@ struct FloatLayout {
   big = std::min(big, detail::dtype_info(t).max_finite);
   add(detail::round_float_bits(t, big));
   add(detail::round_float_bits(t, -big));
+  // Appended, so that the values above keep their indexes in the draw.
+  add(sign | 1);             // the negative subnormals
+  add(sign | frac);
+  if (f.flavor == detail::FloatLayout::ieee) add(exp_all | 1);  // signaling NaN: quiet bit clear, payload 1
   return out;
 }
 

@@ -279,11 +279,19 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   // The bytes past the declared segment are whatever the runtime's kernarg pool held (an earlier dispatch's
   // arguments): seeded garbage of the trial, the same for K0 and K1, so a K1 that reads past the segment computes
   // with it. Hidden arguments are part of the segment (layout_kernargs sizes it from the metadata), so only bytes
-  // that no argument of the metadata describes are garbage.
+  // that no argument of the metadata describes are garbage: the tail, and the padding between arguments (an i32
+  // followed by a pointer leaves 4 bytes the launcher never writes; HIP copies each argument to its offset in a
+  // buffer from the kernarg pool, and what the padding holds is what the pool held).
   if (opt.garbage_undefined) {
     Rng g(0x2545f4914f6cdd1dull * (opt.trial + 1) ^ 0x6a09e667f3bcc909ull);
     auto& kb = m.memory.region(kr).bytes;
-    for (std::size_t off = karg->size(); off < kb.size(); ++off) kb[off] = static_cast<std::byte>(g.next());
+    std::vector<bool> described(karg->size(), false);
+    for (const auto& a : meta->args)
+      for (std::uint64_t b = a.offset; b < a.offset + a.size && b < described.size(); ++b) described[b] = true;
+    for (std::size_t off = 0; off < kb.size(); ++off) {
+      const auto byte = static_cast<std::byte>(g.next());
+      if (off >= described.size() || !described[off]) kb[off] = byte;
+    }
   }
   const std::uint64_t kernarg_addr = m.memory.region(kr).base;
 
