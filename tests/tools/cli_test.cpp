@@ -162,6 +162,12 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.out.find("nope.s"), std::string::npos);
   EXPECT_EQ(run("help").code, 0);
+  // `VERB --help` prints that verb's entry of the usage text, not an unknown-option error.
+  auto h = run("verify --help");
+  EXPECT_EQ(h.code, 0) << h.out;
+  EXPECT_NE(h.out.find("verify K0.co K1.co --launch L.json"), std::string::npos) << h.out;
+  EXPECT_NE(h.out.find("--no-refute"), std::string::npos) << h.out;  // its continuation lines too
+  EXPECT_EQ(h.out.find("  fmt "), std::string::npos) << h.out;       // and no other verb
 }
 
 }  // namespace

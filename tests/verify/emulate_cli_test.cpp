@@ -287,6 +287,26 @@ TEST_F(EmulateCli, FaultExitsOneWithTheStop) {
   EXPECT_NE(s.value("message", "").find("arg1"), std::string::npos) << s;
 }
 
+/// A launch file that holds an array of specs (as every Triton launch file of the tests does, and as `verify`
+/// reads them) runs one of them, picked with --shape N; without it the message says how many there are.
+TEST_F(EmulateCli, ArrayLaunchFilesPickAShape) {
+  std::string one = R"({"kernel": "saxpy", "grid": [4], "block": [256],
+      "args": [{"scalar": {"type": "f32", "value": 2.5}},
+               {"buffer": {"dtype": "f32", "count": 1017, "init": {"file": "x.bin"}}},
+               {"buffer": {"dtype": "f32", "count": 1017, "init": {"file": "y.bin"}}},
+               {"scalar": {"type": "i32", "value": 1000}}]})";
+  const auto both = write(dir / "in" / "two.json", "[" + one + ", " + one + "]");
+  auto r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(both));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("holds 2 launch specs: pick one with --shape N (0..1)"), std::string::npos) << r.out;
+  r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(both) + " --shape 1");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\nok\n"), std::string::npos) << r.out;
+  r = cli("emulate " + shell_quote(kernels()) + " --launch " + shell_quote(both) + " --shape 2");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--shape 2"), std::string::npos) << r.out;
+}
+
 TEST_F(EmulateCli, BadInputExitsTwo) {
   // A malformed launch spec: the message names the JSON pointer of the problem.
   const auto bad = write(dir / "in" / "bad.json", R"({"kernel": "saxpy", "grid": [4],

@@ -126,7 +126,7 @@ void print_timing(const emu::TimingReport& t) {
 }  // namespace
 
 int cmd_emulate(int argc, char** argv) {
-  auto a = parse_args(argc, argv, {"--launch", "--dump", "--mcpu", "--seed", "--threads", "--trial", "--limit"},
+  auto a = parse_args(argc, argv, {"--launch", "--dump", "--mcpu", "--seed", "--threads", "--trial", "--limit", "--shape"},
                       {"--json", "--coverage", "--eager", "--no-preload", "--no-hazards", "--timing"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.opt.count("--coverage")) {
@@ -142,7 +142,8 @@ int cmd_emulate(int argc, char** argv) {
   auto threads = number(a, "--threads", 1, rc);
   auto trial = number(a, "--trial", 0, rc);
   auto limit = number(a, "--limit", opt.run.instruction_limit, rc);
-  if (!seed || !threads || !trial || !limit) return rc;
+  auto shape = number(a, "--shape", 0, rc);
+  if (!seed || !threads || !trial || !limit || !shape) return rc;
   if (*threads == 0 || *threads > 256) return usage_error("--threads takes 1..256");
   opt.run.seed = *seed;
   opt.run.threads = static_cast<unsigned>(*threads);
@@ -153,8 +154,16 @@ int cmd_emulate(int argc, char** argv) {
   opt.hazards = !a.opt.count("--no-hazards");
   opt.timing = a.opt.count("--timing") > 0;
 
-  auto spec = verify::read_launch_spec(lp->second);
-  if (!spec) return report(spec.error());
+  // A launch file holds one spec or an array of them (as `verify` reads it); --shape N picks one of an array.
+  auto specs = verify::read_launch_file(lp->second);
+  if (!specs) return report(specs.error());
+  if (specs->size() > 1 && !a.opt.count("--shape"))
+    return usage_error(lp->second + " holds " + std::to_string(specs->size()) +
+                       " launch specs: pick one with --shape N (0.." + std::to_string(specs->size() - 1) + ")");
+  if (*shape >= specs->size())
+    return usage_error("--shape " + std::to_string(*shape) + ": " + lp->second + " holds " +
+                       std::to_string(specs->size()) + " launch spec(s)");
+  std::optional<verify::LaunchSpec> spec = std::move((*specs)[static_cast<std::size_t>(*shape)]);
   auto loaded = load_recovered(a.pos[0], rc);
   if (!loaded) return rc;
 

@@ -1,5 +1,6 @@
 // asmevo: the command-line tool (DESIGN.md "CLI contract"). Exit codes: 0 ok, 1 negative answer,
 // 2 bad input or usage, 3 internal error.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -39,7 +40,7 @@ verbs:
                                                     ABI of K0 is kept (or refused) and a size-neutral edit is
                                                     patched into K0 in place
   roundtrip K.co [-o K1.co] [--json]                recover + rebuild, no edit; 0 iff identical
-  emulate K.co --launch L.json [--dump DIR] [--seed S] [--eager] [--threads N] [--trial T] [--no-preload]
+  emulate K.co --launch L.json [--shape N] [--dump DIR] [--seed S] [--eager] [--threads N] [--trial T] [--no-preload]
           [--limit N] [--no-hazards] [--timing] [--json]
                                                     run a kernel on the CPU emulator (exit 1 when it stops on a
                                                     fault, waitcnt or hazard violation, or unsupported
@@ -202,6 +203,25 @@ int run(int argc, char** argv) {
   std::string_view verb = argv[1];
   if (verb == "help" || verb == "--help" || verb == "-h") {
     std::cout << usage_text;
+    return exit_ok;
+  }
+  // `asmevo VERB --help`: the usage entry of that verb (its line and the indented lines under it), or all of it.
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg != "--help" && arg != "-h") continue;
+    const std::string_view text = usage_text;
+    const std::string head = "  " + std::string(verb) + " ";
+    std::string entry;
+    bool in = false;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = std::min(text.find('\n', at), text.size());
+      const std::string_view line = text.substr(at, end - at);
+      if (line.starts_with(head) || line == "  " + std::string(verb)) in = true;
+      else if (in && !(line.starts_with("    ") || line.starts_with("   "))) in = false;
+      if (in) entry.append(line).push_back('\n');
+      at = end + 1;
+    }
+    std::cout << (entry.empty() ? std::string(usage_text) : "usage: asmevo\n" + entry);
     return exit_ok;
   }
   if (verb == "fmt") return cmd_fmt(argc, argv);

@@ -130,6 +130,14 @@ int cmd_verify(int argc, char** argv) {
     }
     std::cout << res->reason << "\n";
     if (res->verdict == verify::Verdict::not_equivalent && res->rejected_by == "run") print_differences(res->json);
+    // An "equivalent" the prover could not look at rests on the runs alone: say so, with its reason.
+    if (res->verdict == verify::Verdict::equivalent && res->json.contains("refutation"))
+      for (const auto& e : res->json["refutation"])
+        if (e.value("result", "") == "unknown" || e.value("result", "").starts_with("not tried")) {
+          std::cout << "note: the equivalence prover could not check the change ("
+                    << e.value("reason", e.value("result", "")) << "); the verdict rests on the runs\n";
+          break;
+        }
     if (!receipt_path.empty()) std::cout << "receipt: " << receipt_path << "\n";
   }
   switch (res->verdict) {
