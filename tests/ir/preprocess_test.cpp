@@ -342,6 +342,21 @@ TEST(Preprocess, ReptErrorsAndLimits) {
   EXPECT_NE(pp_err(".rept 1\nL\\@:\n.endr\n").message.find("'\\' outside a macro body"), std::string::npos);
 }
 
+// Found by tests/fuzz/parser_fuzz.cpp: a recursive macro whose argument doubles with every level (`\n-! \n` is one
+// argument, as an operator next to a blank joins) stays within the nesting and line limits, yet the fuzzer's input of
+// this shape ran for minutes on 2^20-token expressions. The bytes processed are bounded too.
+TEST(Preprocess, AnArgumentThatDoublesPerLevelHitsTheByteLimit) {
+  const std::string text = ".macro down n\n.if \\n\n s_nop 0\n down \\n-! \\n\n.endif\n.endm\ndown 3\n";
+  PreprocessOptions o;
+  o.max_bytes = 64 << 10;
+  const Diag d = pp_err(text, o);
+  EXPECT_NE(d.message.find("more than 65536 bytes of statements processed"), std::string::npos) << d.str();
+  EXPECT_NE(d.hint.find("max_bytes"), std::string::npos) << d.hint;
+  // Under the default limits it stops too (at the nesting limit, after about a million bytes).
+  const Diag n = pp_err(text);
+  EXPECT_NE(n.message.find("nested more than 20 levels"), std::string::npos) << n.str();
+}
+
 TEST(Preprocess, IrpAndIrpc) {
   auto p = pp_ok(".irp r, 1, 2 3\n  v_mov_b32 v\\r, \\r\n.endr\n.irpc c, 45\n  s_nop \\c\n.endr\n");
   EXPECT_EQ(lines_of(p), (std::vector<std::string>{"v_mov_b32 v1, 1", "v_mov_b32 v2, 2", "v_mov_b32 v3, 3", "s_nop 4",

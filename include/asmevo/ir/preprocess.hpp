@@ -114,6 +114,10 @@ struct PreprocessOptions {
   std::uint32_t max_include_depth = 64;
   /// Statements processed over all expansions; bounds `.rept` counts and runaway recursion.
   std::uint64_t max_lines = 10'000'000;
+  /// Bytes of those statements, summed: bounds a recursive macro whose argument grows with every level
+  /// (`.macro m n` / `m \n-1 \n` doubles it), which stays within max_nesting and max_lines yet would process
+  /// 2^20 times the text.
+  std::uint64_t max_bytes = 64ull << 20;  // 64 MiB: over 100 times the largest corpus kernel expanded
 };
 
 /// An expansion plus every problem found; the expansion holds what could be expanded.
@@ -580,6 +584,7 @@ class Preprocessor {
   std::unordered_set<std::string> labels_;
   std::unordered_map<std::string, Macro> macros_;
   std::uint64_t processed_ = 0;
+  std::uint64_t processed_bytes_ = 0;
   std::uint64_t instantiations_ = 0;  ///< AsmParser::NumOfMacroInstantiations, the value of `\@`
   bool aborted_ = false;
   std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> reported_;
@@ -813,6 +818,14 @@ class Preprocessor {
         error(f.lines[f.next], 1,
               "expansion limit reached: more than " + std::to_string(o_.max_lines) + " lines processed",
               "a .rept count or a recursive macro that does not stop? raise PreprocessOptions::max_lines if the "
+              "program is really that large");
+        aborted_ = true;
+        return;
+      }
+      if ((processed_bytes_ += f.lines[f.next].text.size() + 1) > o_.max_bytes) {
+        error(f.lines[f.next], 1,
+              "expansion limit reached: more than " + std::to_string(o_.max_bytes) + " bytes of statements processed",
+              "a recursive macro whose arguments grow with every level? raise PreprocessOptions::max_bytes if the "
               "program is really that large");
         aborted_ = true;
         return;
