@@ -913,6 +913,17 @@ k:
 TEST(EquivalenceAdversarial, DescriptorChange) {
   const auto r = prove(kDescriptor, edit(kDescriptor, ".amdhsa_float_denorm_mode_32 3", ".amdhsa_float_denorm_mode_32 0"));
   EXPECT_FALSE(r.proven) << r.reason;
+  EXPECT_TRUE(has(r.reason, "descriptor")) << r.reason;
+  // Register counts are not a change the prover refuses: `assemble` recounts them for any edit that uses another
+  // register, and what the registers hold is the same. A K1 differing only there is identical to K0 for the prover.
+  const auto counts = prove(kDescriptor, edit(edit(kDescriptor, ".amdhsa_next_free_sgpr 16", ".amdhsa_next_free_sgpr 40"),
+                                              ".amdhsa_next_free_vgpr 16", ".amdhsa_next_free_vgpr 24"));
+  EXPECT_TRUE(counts.proven) << counts.reason;
+  // The same in the metadata: a count's value is blanked, every other key compares.
+  EXPECT_EQ(detail::without_register_counts("  - .sgpr_count: 16\n    .vgpr_count: 8\n    .wavefront_size: 64\n"),
+            detail::without_register_counts("  - .sgpr_count: 40\n    .vgpr_count: 24\n    .wavefront_size: 64\n"));
+  EXPECT_NE(detail::without_register_counts("    .vgpr_count: 8\n    .wavefront_size: 64\n"),
+            detail::without_register_counts("    .vgpr_count: 8\n    .wavefront_size: 32\n"));
 }
 
 // ---- f32 compares as circuits (detail/int_semantics.hpp) -----------------------------------------------------------

@@ -232,7 +232,7 @@ TEST_P(TritonVerify, RoundTripsAreEquivalent) {
       }
       ASSERT_EQ(own, (*shapes)[i].trials);
     }
-    EXPECT_EQ(probes, 3 * shapes->size()) << "every shape has float data inputs to probe";
+    EXPECT_EQ(probes, 4 * shapes->size()) << "every shape has float data inputs to probe";
     EXPECT_GT(r->json["probe_trials"].get<std::size_t>(), 0u);
     std::printf("%s %s: %s in %.2f s\n", stem, std::string(to_string(GetParam())).c_str(),
                 std::string(verify::to_string(r->verdict)).c_str(), s);

@@ -324,10 +324,10 @@ void set_vsharp(Wave& w, unsigned sgpr, std::uint64_t base, std::uint32_t stride
 TEST_P(MemTargets, RawBufferRangeCheckFollowsTheIsaTable) {
   // MI300 ISA §9.1.5 "Range Checking", raw buffer (idxen = 0): out of range iff inst_offset + voffset >=
   // num_records (soffset excluded); out-of-range reads return 0, out-of-range writes are dropped; dwordx2..x4 are
-  // checked per dword. num_records = 18, soffset = 8, inst_offset 0, voffset = 4 * lane: hand-derived table —
-  // lanes 0..4 (voffset 0..16) in range (lane 4 reads bytes 8+16..8+19 although 18 <= 16+3: the test is on the
-  // start), lanes >= 5 read 0. dwordx4 with voffset = 4 * lane: component k in range iff 4*lane + 4*k < 18, so
-  // lane 2 gets components 0..2 and lane 3 gets 0..1.
+  // checked per dword. num_records = 20, soffset = 8, inst_offset 0, voffset = 4 * lane: hand-derived table —
+  // lanes 0..4 (voffset 0..16) in range, lanes >= 5 read 0. dwordx4 with voffset = 4 * lane: component k in range
+  // iff 4*lane + 4*k < 20, so lane 2 gets components 0..2 and lane 3 gets 0..1. (A dword that straddles
+  // num_records stops the run: RawBufferDwordStraddlingNumRecordsStops.)
   auto s = test::make_snippet(
       "\tbuffer_load_dword v2, v1, s[8:11], s12 offen\n"
       "\tbuffer_load_dwordx4 v[4:7], v1, s[8:11], s12 offen\n"
@@ -338,7 +338,7 @@ TEST_P(MemTargets, RawBufferRangeCheckFollowsTheIsaTable) {
   Region& r = patterned(*s, "arg0", 4096);
   Region& out = s->machine.memory.region(s->machine.memory.map("out", 4096, true));
   Wave& w = s->wave();
-  set_vsharp(w, 8, r.base, 0, 18);
+  set_vsharp(w, 8, r.base, 0, 20);
   w.s[12] = 8;
   set_vsharp(w, 16, out.base, 0, 40);  // stores: lanes 0..9 in range
   for (unsigned l = 0; l < 64; ++l) {
@@ -350,10 +350,53 @@ TEST_P(MemTargets, RawBufferRangeCheckFollowsTheIsaTable) {
   for (unsigned l = 0; l < 64; ++l) {
     EXPECT_EQ(w.v[2][l], l <= 4 ? pattern32(8 + 4 * l) : 0u) << "lane " << l;
     for (unsigned k = 0; k < 4; ++k)
-      EXPECT_EQ(w.v[4 + k][l], 4 * l + 4 * k < 18 ? pattern32(8 + 4 * l + 4 * k) : 0u) << "lane " << l << " dword " << k;
-    EXPECT_EQ(w.v[3][l], 4 * l + 2 < 18 ? byte_at(8 + 4 * l + 2) : 0u) << "lane " << l;
+      EXPECT_EQ(w.v[4 + k][l], 4 * l + 4 * k < 20 ? pattern32(8 + 4 * l + 4 * k) : 0u) << "lane " << l << " dword " << k;
+    EXPECT_EQ(w.v[3][l], 4 * l + 2 < 20 ? byte_at(8 + 4 * l + 2) : 0u) << "lane " << l;
     EXPECT_EQ(le32(out.bytes, 4 * l), l < 10 ? 0xc0de0000u + l : 0u) << "lane " << l;
   }
+}
+
+TEST_P(MemTargets, RawBufferDwordStraddlingNumRecordsStops) {
+  // num_records = 18: lane 4's dword at voffset 16 starts in range and ends past it. What hardware does with such a
+  // dword is chipset-dependent, so the run stops as unsupported, naming the lane and the bytes -- for a load, a
+  // store and a dwordx2 whose second dword straddles; a ushort at 16 (bytes 16..17) is wholly in range and runs.
+  for (const char* text : {"\tbuffer_load_dword v2, v1, s[8:11], 0 offen", "\tbuffer_store_dword v2, v1, s[8:11], 0 offen",
+                           "\tbuffer_load_dwordx2 v[2:3], v1, s[8:11], 0 offen offset:4"}) {
+    auto s = test::make_snippet(text, GetParam());
+    ASSERT_TRUE(s);
+    Region& r = patterned(*s, "arg0", 4096);
+    Wave& w = s->wave();
+    set_vsharp(w, 8, r.base, 0, 18);
+    for (unsigned l = 0; l < 64; ++l) w.v[1][l] = l < 5 ? 4 * l : 0;  // lanes 5.. repeat lane 0's offset
+    const Stop& st = run_body(*s);
+    ASSERT_EQ(st.kind, Stop::Kind::unsupported) << text << ": " << st.message;
+    // dwordx2 at offset 4 + 4 * lane: lane 2's second dword (16..19) is the first to straddle.
+    EXPECT_EQ(st.lane, std::string(text).find("offset:4") == std::string::npos ? 4 : 2) << st.message;
+    EXPECT_NE(st.message.find("num_records is 18"), std::string::npos) << st.message;
+  }
+  auto s = test::make_snippet("\tbuffer_load_ushort v2, v1, s[8:11], 0 offen", GetParam());
+  ASSERT_TRUE(s);
+  Region& r = patterned(*s, "arg0", 4096);
+  Wave& w = s->wave();
+  set_vsharp(w, 8, r.base, 0, 18);
+  for (unsigned l = 0; l < 64; ++l) w.v[1][l] = 4 * l;
+  ASSERT_EQ(run_body(*s).kind, Stop::Kind::none) << s->group.stop.message;
+  EXPECT_EQ(w.v[2][4], pattern32(16) & 0xffffu);
+  EXPECT_EQ(w.v[2][5], 0u);
+}
+
+TEST_P(MemTargets, AddTidReadsItsStrideHighBitsFromTheDataFormat) {
+  // ADD_TID_ENABLE without swizzle: index = lane id, and an untyped access takes DATA_FORMAT as STRIDE[17:14] (the
+  // gfx9 context-save handler, amdkfd cwsr_trap_handler_gfx9.asm, zeroes it for that reason). word1 stride 4,
+  // DATA_FORMAT 1: stride = 4 + (1 << 14), so lane l reads base + l * 16388; num_records 64 bounds the index.
+  auto s = test::make_snippet("\tbuffer_load_dword v2, off, s[8:11], 0", GetParam());
+  ASSERT_TRUE(s);
+  Region& r = patterned(*s, "arg0", 64 * 16388 + 64);
+  Wave& w = s->wave();
+  set_vsharp(w, 8, r.base, 4, 64);
+  w.s[11] = (w.s[11] & ~(15u << 15)) | 1u << 15 | 1u << 23;  // DATA_FORMAT 1, ADD_TID_ENABLE
+  ASSERT_EQ(run_body(*s).kind, Stop::Kind::none) << s->group.stop.message;
+  for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(w.v[2][l], pattern32(16388 * l)) << "lane " << l;
 }
 
 TEST_P(MemTargets, StructuredBufferChecksTheIndex) {

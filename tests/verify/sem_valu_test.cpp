@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "verify/emu_harness.hpp"
 
@@ -286,6 +287,27 @@ TEST(SemValu, CompareFloatUnorderedAndCmpxWritesExec) {
   EXPECT_EQ(s->wave().s64(2), cls & exec);
   EXPECT_EQ(s->wave().s64(4), eq & exec);
   EXPECT_EQ(s->wave().exec(), eq & exec);
+}
+
+TEST(SemValu, CompareLogRecordsTheWaveUniformOperand) {
+  // RunOptions::log_compares: the SGPR, literal or inline-constant operand of a 32- or 16-bit compare is recorded
+  // once (the value the compare tests data against); a VGPR-against-VGPR compare and a 64-bit one record nothing,
+  // and nothing is recorded with the option off.
+  const char* text =
+      "\tv_cmp_eq_u32_e64 s[0:1], s5, v0\n\tv_cmp_lt_f32_e32 vcc, 0x3f9d70a4, v0\n\tv_cmp_eq_u32_e64 s[4:5], s5, v0\n"
+      "\tv_cmp_gt_u32_e32 vcc, v0, v1\n\tv_cmp_eq_u16_e64 s[6:7], s8, v0\n\tv_cmp_eq_u64_e64 s[10:11], s[12:13], v[0:1]";
+  for (const bool on : {true, false}) {
+    auto s = test::make_snippet(text);
+    ASSERT_TRUE(s);
+    s->machine.options.log_compares = on;
+    s->wave().s[5] = 0x4098586eu;
+    s->wave().s[8] = 0x1234u;
+    s->wave().s[12] = 0xdeadu;
+    s->wave().s[13] = 0xbeefu;
+    ASSERT_EQ(s->run().kind, Stop::Kind::none);
+    if (on) EXPECT_EQ(s->machine.compared, (std::vector<std::uint32_t>{0x4098586eu, 0x3f9d70a4u, 0x1234u}));
+    else EXPECT_TRUE(s->machine.compared.empty());
+  }
 }
 
 TEST(SemValu, CmpClassMaskTable) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
@@ -515,7 +516,7 @@ TEST(Probes, ATieBreakTurnedAroundIsCaughtByTheTiesProbe) {
   // The ties probe alone catches it too: the shape's inputs replaced by the ties probe's, no probes after.
   auto ties_only = a.shapes;
   const auto probes = verify::probes_of(ties_only[0]);
-  ASSERT_EQ(probes.size(), 3u);
+  ASSERT_EQ(probes.size(), 4u);
   ASSERT_EQ(probes[1].kind, "ties");
   ties_only[0] = probes[1].spec;
   verify::VerifyOptions o;
@@ -570,7 +571,7 @@ TEST(Probes, OnlyDataInputsAreRedrawn) {
   s.args.push_back(sc);                                 // 3: a size
   s.outputs = {2};
   const auto probes = verify::probes_of(s);
-  ASSERT_EQ(probes.size(), 3u);
+  ASSERT_EQ(probes.size(), 4u);
   EXPECT_EQ(probes[0].kind, "specials");
   EXPECT_EQ(probes[0].args, (std::vector<std::size_t>{0}));
   EXPECT_EQ(probes[1].kind, "ties");
@@ -578,6 +579,9 @@ TEST(Probes, OnlyDataInputsAreRedrawn) {
   EXPECT_EQ(probes[1].spec.args[1].buffer.init.min, -3);
   EXPECT_EQ(probes[1].spec.args[1].buffer.init.max, 5);
   EXPECT_EQ(probes[2].kind, "binades");
+  // Without code constants the constants probe draws NaNs into the float buffer only.
+  EXPECT_EQ(probes[3].kind, "constants");
+  EXPECT_EQ(probes[3].args, (std::vector<std::size_t>{0}));
   // The ties probe's buffer holds at most 4 distinct values, all inside [-3, 5].
   auto bytes = verify::materialize(probes[1].spec.args[1].buffer, 0);
   ASSERT_TRUE(bytes);
@@ -590,6 +594,33 @@ TEST(Probes, OnlyDataInputsAreRedrawn) {
     seen.insert(x);
   }
   EXPECT_LE(seen.size(), 4u);
+  // With constants, the integer buffer takes those inside its range (2 and its neighbours; 7's are outside), and the
+  // float buffer the f32 constant itself, among NaNs of both signs and two payloads.
+  const std::uint32_t magic = 0x3f9d70a4;  // 1.23f
+  const std::vector<std::uint32_t> constants{2, 7, magic};
+  const auto with = verify::probes_of(s, constants);
+  ASSERT_EQ(with.size(), 4u);
+  EXPECT_EQ(with[3].args, (std::vector<std::size_t>{0, 1}));
+  auto ints = verify::materialize(with[3].spec.args[1].buffer, 0);
+  auto floats = verify::materialize(with[3].spec.args[0].buffer, 0);
+  ASSERT_TRUE(ints && floats);
+  std::set<std::uint32_t> iseen, fseen;
+  for (std::size_t i = 0; i < 64; ++i) {
+    std::int32_t x;
+    std::uint32_t f;
+    std::memcpy(&x, ints->data() + 4 * i, 4);
+    std::memcpy(&f, floats->data() + 4 * i, 4);
+    EXPECT_GE(x, -3);
+    EXPECT_LE(x, 5);
+    iseen.insert(static_cast<std::uint32_t>(x));
+    fseen.insert(f);
+  }
+  EXPECT_TRUE(iseen.count(2)) << "the integer constant is drawn";
+  EXPECT_TRUE(fseen.count(magic)) << "the float constant is drawn";
+  std::set<std::uint32_t> nans;
+  for (const auto f : fseen)
+    if ((f & 0x7f800000u) == 0x7f800000u && (f & 0x7fffffu) != 0) nans.insert(f);
+  EXPECT_GE(nans.size(), 2u) << "NaNs of different payloads meet";
   s.tolerance[static_cast<std::size_t>(verify::DType::f32)] = verify::Tolerance{0, 1e-3};
   const auto tol = verify::probes_of(s);
   ASSERT_EQ(tol.size(), 1u);
@@ -636,4 +667,224 @@ TEST(Probes, SignalingNansAndHugeMagnitudesAreDrawn) {
   // Both are refuted by the prover too, with its counterexample.
   r = verify_or_fail(*huge.k0, *huge.k1, huge.shapes);
   EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent) << r.reason;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Red-team round 2: the prover switched off by a register count, a wait or a float in its window; NaN payloads;
+// the buffer descriptor's num_records and ADD_TID_ENABLE; LDS and scratch beyond the target's limits
+// ---------------------------------------------------------------------------------------------------------------
+
+namespace {
+
+/// A Triton kernel for gfx942 (`stem`), K1 made by `edit`, and the project's launch file for it.
+template <class Edit>
+std::optional<VecAdd> triton_with(const fs::path& dir, const std::string& stem, Edit edit) {
+  auto k0 = verify::load_code_object(triton_object(dir, stem));
+  if (!k0) { ADD_FAILURE() << k0.error().str(); return std::nullopt; }
+  auto shapes = verify::read_launch_file(triton_launch(stem));
+  if (!shapes) { ADD_FAILURE() << shapes.error().str(); return std::nullopt; }
+  VecAdd v{std::move(*k0), std::nullopt, std::move(*shapes)};
+  v.k1 = edited_k1(v.k0, edit);
+  if (!v.k1) return std::nullopt;
+  return v;
+}
+
+// vec_add's sum of the second quarter (i81), and the magic value 1.23f no uniform draw hits.
+constexpr const char* quarter_sum = "v_add_f32_e32 v4, v8, v12";
+constexpr const char* magic = "0x3f9d70a4";
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// softmax's four loads of a row through the input's buffer descriptor s[16:19].
+constexpr const char* loads[] = {"buffer_load_dword v5, v1, s[16:19], 0 offen", "buffer_load_dword v7, v2, s[16:19], 0 offen",
+                                 "buffer_load_dword v8, v3, s[16:19], 0 offen", "buffer_load_dword v10, v4, s[16:19], 0 offen"};
+
+/// `t` with `nt` on every load of `loads` (one edited region covers them all), `before` inserted before the first and
+/// `after` after the last.
+void around_loads(std::string& t, const std::string& before, const std::string& after) {
+  for (const char* l : loads) replace_first(t, l, std::string(l) + " nt");
+  replace_first(t, std::string("\t") + loads[0], before + "\t" + loads[0]);
+  insert_after(t, loads[3], after);
+}
+
+}  // namespace
+
+/// A1: out = 0 where x == 1.23f, written with s16..s20, past K0's SGPR allocation, so `assemble` raises the
+/// descriptor's SGPR count. Register counts no longer switch the prover off: it refutes at 1.23. With the prover off,
+/// the constants probe (the code's literals drawn into the inputs) shows it in the runs.
+TEST(RedTeam2, ARaisedRegisterCountKeepsTheProverLooking) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = triton_with(dir, "vec_add_f32", [](std::string& t) {
+    insert_after(t, quarter_sum, std::string("\ts_mov_b32 s20, ") + magic +
+                                     "\n\tv_cmp_eq_f32_e64 s[16:17], s20, v8\n\ts_nop 1\n"
+                                     "\tv_cndmask_b32_e64 v4, v4, 0, s[16:17]\n");
+  });
+  ASSERT_TRUE(v);
+  ASSERT_NE(v->k0.module.kernels[0].descriptor.get(codeobject::field::sgpr_blocks),
+            v->k1->module.kernels[0].descriptor.get(codeobject::field::sgpr_blocks))
+      << "the edit is meant to raise the SGPR count";
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.rejected_by, "refuted") << r.reason;
+  EXPECT_TRUE(has(r.reason, magic)) << r.reason;
+  verify::VerifyOptions o;
+  o.refute = false;
+  r = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent) << r.reason;
+  EXPECT_TRUE(has(r.reason, "(probe: constants)")) << r.rejected_by << ": " << r.reason;
+}
+
+/// A2: the same edit around the unchanged sum, so a float result lies inside the window and the prover cannot look
+/// (its note says so). The constants probe rejects it; with probes off it would pass the runs, and --require-proof
+/// turns that into a rejection ("unproven").
+TEST(RedTeam2, AFloatInsideTheWindowIsLeftToTheConstantsProbe) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = triton_with(dir, "vec_add_f32", [](std::string& t) {
+    replace_first(t, std::string("\t") + quarter_sum,
+                  std::string("\ts_mov_b32 s14, ") + magic + "\n\tv_cmp_eq_f32_e64 s[12:13], s14, v8\n\t" + quarter_sum);
+    insert_after(t, quarter_sum, "\ts_nop 1\n\tv_cndmask_b32_e64 v4, v4, 0, s[12:13]\n");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.verdict, verify::Verdict::not_equivalent) << r.reason;
+  EXPECT_TRUE(has(r.reason, "(probe: constants)")) << r.rejected_by << ": " << r.reason;
+  verify::VerifyOptions o;
+  o.probes = false;
+  o.trials = 1;
+  r = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(r.verdict, verify::Verdict::equivalent) << "no draw hits 1.23f: " << r.reason;
+  o.require_proof = true;
+  r = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(r.rejected_by, "unproven") << r.reason;
+  EXPECT_TRUE(r.json.contains("proof"));
+  // K0 against itself is proven, so --require-proof accepts it.
+  r = verify_or_fail(v->k0, v->k0, v->shapes, o);
+  EXPECT_EQ(r.verdict, verify::Verdict::equivalent) << r.rejected_by << ": " << r.reason;
+}
+
+/// A3: relu with its result zeroed at 1.23f, the constant set before the s_waitcnt and the test after it: a window
+/// that holds a wait. Waits are no-ops for values, so the prover looks, and refutes. (Set before the load, as the
+/// red team did, the window holds the load, whose result the prover does not model: the constants probe rejects
+/// that one, RedTeam2.AFloatInsideTheWindowIsLeftToTheConstantsProbe's case.)
+TEST(RedTeam2, AWindowAcrossAWaitIsRefuted) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto k0 = verify::load_code_object(inductor(dir, "L1_relu.k0.gfx942.hsaco"));
+  ASSERT_TRUE(k0) << k0.error().str();
+  auto shapes = verify::read_launch_file(inductor(dir, "L1_relu.k0.json"));
+  ASSERT_TRUE(shapes) << shapes.error().str();
+  auto k1 = edited_k1(*k0, [](std::string& t) {
+    insert_after(t, "v_lshl_add_u64 v[0:1], s[4:5], 0, v[0:1]", std::string("\ts_mov_b32 s13, ") + magic + "\n");
+    insert_after(t, "v_cmp_ngt_f32_e32 vcc, 0, v2",
+                 "\ts_nop 1\n\tv_cmp_neq_f32_e64 s[14:15], s13, v2\n\ts_and_b64 vcc, vcc, s[14:15]\n");
+  });
+  ASSERT_TRUE(k1);
+  auto r = verify_or_fail(*k0, *k1, *shapes);
+  EXPECT_EQ(r.rejected_by, "refuted") << r.reason;
+  EXPECT_TRUE(has(r.reason, magic)) << r.reason;
+}
+
+/// A4: the sum's operands swapped. IEEE addition commutes, but with two NaN inputs the result carries src0's
+/// payload: the constants probe draws NaNs of two payloads into both inputs, so they meet.
+TEST(RedTeam2, SwappedOperandsPassOnAnotherNanPayload) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = triton_with(dir, "vec_add_f32", [](std::string& t) { replace_first(t, quarter_sum, "v_add_f32_e32 v4, v12, v8"); });
+  ASSERT_TRUE(v);
+  verify::VerifyOptions o;
+  o.refute = false;
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes, o);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  EXPECT_TRUE(has(r.reason, "(probe: constants)")) << r.reason;
+}
+
+/// A5, A6: num_records lowered so that the last column's dword straddles it (4n - 2 for the loads, 4n - 1 for the
+/// stores), with `nt` on the accesses so that one edited region covers every use. Which bytes hardware keeps is
+/// chipset-dependent; the emulator stops on such an access, so K1 is rejected.
+TEST(RedTeam2, ADwordStraddlingNumRecordsStopsTheRun) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto ld = triton_with(dir, "softmax_f32", [&](std::string& t) {
+    around_loads(t, "\ts_lshl_b32 s18, s8, 2\n\ts_sub_u32 s18, s18, 2\n", "\ts_mov_b32 s18, 0x7ffffffe\n");
+  });
+  ASSERT_TRUE(ld);
+  auto r = verify_or_fail(ld->k0, *ld->k1, ld->shapes);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  EXPECT_TRUE(has(r.reason, "num_records")) << r.reason;
+
+  const char* stores[] = {"buffer_store_dword v8, v1, s[0:3], 0 offen", "buffer_store_dword v7, v2, s[0:3], 0 offen",
+                          "buffer_store_dword v6, v3, s[0:3], 0 offen", "buffer_store_dword v0, v4, s[0:3], 0 offen"};
+  auto st = triton_with(dir, "softmax_f32", [&](std::string& t) {
+    insert_after(t, ".Lsoftmax_rows_preload_entry:", "\ts_mov_b32 s30, s8\n");
+    for (const char* l : stores) replace_first(t, l, std::string(l) + " nt");
+    replace_first(t, std::string("\t") + stores[0],
+                  std::string("\ts_lshl_b32 s2, s30, 2\n\ts_sub_u32 s2, s2, 1\n\t") + stores[0]);
+  });
+  ASSERT_TRUE(st);
+  r = verify_or_fail(st->k0, *st->k1, st->shapes);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  EXPECT_TRUE(has(r.reason, "num_records")) << r.reason;
+}
+
+/// A7: ADD_TID_ENABLE set on the input descriptor around the loads (word1's stride is 0). Untyped accesses take
+/// DATA_FORMAT (4 here) as stride bits 17:14, so lane L reads 65536 * L bytes further on: the runs differ.
+TEST(RedTeam2, AddTidTakesItsStrideFromTheDataFormat) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = triton_with(dir, "softmax_f32", [&](std::string& t) {
+    around_loads(t, "\ts_mov_b32 s19, 0x827000\n", "\ts_mov_b32 s19, 0x27000\n");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+}
+
+/// A8, A9: a group segment over the 64 KiB a gfx942 workgroup can have, and a private segment over what a wave's
+/// scratch can hold: the runtime would not launch either, so K1 is rejected before anything runs.
+TEST(RedTeam2, LdsAndScratchBeyondTheTargetsLimitsAreRejected) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  for (const auto& [directive, key, value] :
+       {std::tuple{".amdhsa_group_segment_fixed_size 0", ".group_segment_fixed_size: 0", "131072"},
+        std::tuple{".amdhsa_private_segment_fixed_size 0", ".private_segment_fixed_size: 0", "1048576"}}) {
+    auto v = triton_with(dir, "softmax_f32", [&](std::string& t) {
+      std::string d = directive, k = key;
+      replace_first(t, d, d.substr(0, d.size() - 1) + value);
+      replace_first(t, k, k.substr(0, k.size() - 1) + value);
+    });
+    ASSERT_TRUE(v);
+    auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+    EXPECT_EQ(r.rejected_by, "abi") << r.reason;
+    EXPECT_TRUE(has(r.reason, "cannot launch")) << r.reason;
+    EXPECT_TRUE(has(r.reason, value)) << r.reason;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Red-team round 3: a magic value the kernel computes, and shift amounts hardware does not define
+// ---------------------------------------------------------------------------------------------------------------
+
+/// out = 0 where bits(a) == 0x12345678 ^ 0x52ac0e16, in two windows (the prover checks one) and computed, so no
+/// literal names it. The compares of the shape's own runs meet the value (the emulator logs a compare's
+/// wave-uniform operand), and the constants probe draws it into the inputs.
+TEST(RedTeam3, AComputedMagicValueIsDrawnFromTheComparesTheRunsMet) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  const std::string trigger = "\ts_mov_b32 s12, 0x12345678\n\ts_xor_b32 s12, s12, 0x52ac0e16\n";
+  auto v = triton_with(dir, "vec_add_f32", [&](std::string& t) {
+    insert_after(t, quarter_sum, trigger + "\tv_cmp_eq_u32_e64 s[4:5], s12, v8\n\ts_nop 1\n\tv_cndmask_b32_e64 v4, v4, 0, s[4:5]\n");
+    insert_after(t, last_sum, trigger + "\tv_cmp_eq_u32_e64 s[4:5], s12, v7\n\ts_nop 1\n\tv_cndmask_b32_e64 v4, v4, 0, s[4:5]\n");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  EXPECT_TRUE(has(r.reason, "(probe: constants)")) << r.reason;
+  EXPECT_TRUE(has(r.json.dump(), "0x4098586e")) << "the probe's receipt lists the computed value";
+}
+
+/// v_lshl_add_u64 with a shift of 10 where K0 shifts by 2: the encoding reads S1[2:0] (10 & 7 = 2), so a model of
+/// the field alone calls them equal, but LLVM uses only 0..4 and hardware's behaviour beyond is undocumented. The
+/// emulator stops on such a shift, so K1 is rejected by its runs.
+TEST(RedTeam3, AShiftBeyondFourOfLshlAddU64StopsTheRun) {
+  ASMEVO_REQUIRE_CORPUS(dir);
+  auto v = triton_with(dir, "vec_add_f32", [](std::string& t) {
+    replace_first(t, "v_lshl_add_u64 v[0:1], v[0:1], 2, s[6:7]", "v_lshl_add_u64 v[0:1], v[0:1], 10, s[6:7]");
+  });
+  ASSERT_TRUE(v);
+  auto r = verify_or_fail(v->k0, *v->k1, v->shapes);
+  EXPECT_EQ(r.rejected_by, "run") << r.reason;
+  EXPECT_TRUE(has(r.reason, "shifts by 10")) << r.reason;
 }

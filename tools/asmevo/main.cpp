@@ -47,11 +47,13 @@ verbs:
                                                     instruction); --timing adds modeled cycles
   emulate --coverage --mcpu TARGET [--json]         each opcode: exact | approximate | unsupported
   verify K0.co K1.co --launch L.json [--executor emu|hip] [--receipt R.json] [--trials N] [--seed S]
-          [--schedules N] [--limit N] [--no-static] [--no-state-check] [--no-probes] [--no-refute] [--json]
+          [--schedules N] [--limit N] [--no-static] [--no-state-check] [--no-probes] [--no-refute]
+          [--require-proof] [--json]
                                                     differential verification of K1 against K0: ABI, static
                                                     checks, memory-model bits, then runs on every shape and
                                                     trial of L.json (one spec or an array), then probe trials
-                                                    (specials, ties, wide magnitudes); exit 0 equivalent,
+                                                    (specials, ties, wide magnitudes, the code's constants);
+                                                    --require-proof also needs the prover's proof; exit 0 equivalent,
                                                     1 not equivalent, 2 bad input, K0 failing or no device
   check K.co [--json]                               static checks (waitcnt, hazards, ABI) of every kernel
   passes [--json]                                   the built-in passes, one line each

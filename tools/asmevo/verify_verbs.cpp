@@ -50,7 +50,7 @@ void print_differences(const Json& receipt) {
 
 int cmd_verify(int argc, char** argv) {
   auto a = parse_args(argc, argv, {"--launch", "--executor", "--receipt", "--trials", "--seed", "--schedules", "--limit"},
-                      {"--json", "--no-static", "--no-state-check", "--no-probes", "--no-refute"});
+                      {"--json", "--no-static", "--no-state-check", "--no-probes", "--no-refute", "--require-proof"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
   if (a.pos.size() != 2)
     return usage_error("verify takes two code objects: asmevo verify K0.co K1.co --launch L.json [--executor emu|hip] "
@@ -76,6 +76,7 @@ int cmd_verify(int argc, char** argv) {
   vo.state_check = !a.opt.count("--no-state-check");
   vo.probes = !a.opt.count("--no-probes");
   vo.refute = !a.opt.count("--no-refute");
+  vo.require_proof = a.opt.count("--require-proof") > 0;
   eo.instruction_limit = *limit;
   std::string executor = "emu";
   if (auto e = a.opt.find("--executor"); e != a.opt.end()) executor = e->second;

@@ -3,8 +3,9 @@
 //
 // How a proof goes:
 //  1. The window: K0 and K1 are compared instruction by instruction (ids and contents) and label by label; what
-//     differs must be one run of non-control instructions inside one K0 block (no label, branch, s_waitcnt or
-//     s_nop in it: waits and wait states are the static checkers' business, not values).
+//     differs must be one run of non-control instructions inside one K0 block (no label or branch in it; an
+//     s_waitcnt or s_nop inside is a no-op for values: waits and wait states are the static checkers' business).
+//     Directives, the descriptor and the metadata must be the same, except the register counts.
 //  2. The window alone, from a symbolic state standing for every arrival (K0's known bits there, analysis/
 //     known_bits.hpp, as constants; every other bit a variable shared by both sides): if both sides leave every
 //     register equal, K1 is equivalent ("same value"), since every later step is the same instruction on the same
@@ -155,6 +156,48 @@ namespace detail {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%x", v);
   return buf;
+}
+
+/// The descriptor directives that only size the register file (codeobject/descriptor.hpp's `derived` rows:
+/// granulated VGPR and SGPR counts, accum_offset) and the metadata keys that repeat those counts (AMDGPUUsage "Code
+/// Object V3+ Metadata": .sgpr_count, .vgpr_count, .agpr_count and the spill counts). A K1 that uses another
+/// register gets other values from `assemble`; what the registers hold is the same, and the ABI check
+/// (codeobject/abi.hpp) and the static checks keep the allocation consistent with the code.
+inline constexpr std::string_view register_count_directives[] = {".amdhsa_next_free_vgpr", ".amdhsa_next_free_sgpr",
+                                                                 ".amdhsa_accum_offset"};
+inline constexpr std::string_view register_count_keys[] = {".sgpr_count:", ".vgpr_count:", ".agpr_count:",
+                                                            ".sgpr_spill_count:", ".vgpr_spill_count:"};
+
+/// `fields` without the register-count directives.
+[[nodiscard]] inline std::vector<std::pair<std::string, std::string>> without_register_counts(
+    const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : fields)
+    if (std::find(std::begin(register_count_directives), std::end(register_count_directives), f.first) ==
+        std::end(register_count_directives))
+      out.push_back(f);
+  return out;
+}
+
+/// Metadata YAML text with the value of every register-count key blanked (the key stays, so the structure compares).
+[[nodiscard]] inline std::string without_register_counts(std::string_view yaml) {
+  std::string out;
+  out.reserve(yaml.size());
+  std::size_t i = 0;
+  while (i < yaml.size()) {
+    std::size_t e = yaml.find('\n', i);
+    if (e == std::string_view::npos) e = yaml.size();
+    std::string_view line = yaml.substr(i, e - i);
+    for (const std::string_view k : register_count_keys)
+      if (const std::size_t at = line.find(k); at != std::string_view::npos) {
+        line = line.substr(0, at + k.size());
+        break;
+      }
+    out.append(line);
+    out.push_back('\n');
+    i = e + 1;
+  }
+  return out;
 }
 
 }  // namespace detail
@@ -810,7 +853,9 @@ class EquivalenceProver {
       };
       const auto s0 = seq(k0), s1 = seq(k1);
       // Directives, the kernel descriptor (initial MODE, user SGPR layout) and the metadata are part of the kernel
-      // too: only instructions and labels are compared below, so any other difference is refused here.
+      // too: only instructions and labels are compared below, so any other difference is refused here, except the
+      // register counts (detail::without_register_counts), which `assemble` recomputes for every edit that uses
+      // another register.
       {
         auto other = [](const Program& p) {
           std::vector<const Item*> v;
@@ -829,8 +874,12 @@ class EquivalenceProver {
         bool same_other = d0.size() == d1.size();
         for (std::size_t i = 0; same_other && i < d0.size(); ++i)
           same_other = d0[i]->kind == d1[i]->kind && d0[i]->name == d1[i]->name &&
-                       (d0[i]->text == d1[i]->text || alignment(*d0[i])) &&
-                       d0[i]->kernel.name == d1[i]->kernel.name && d0[i]->kernel.fields == d1[i]->kernel.fields;
+                       (d0[i]->kind == Item::Kind::metadata
+                            ? detail::without_register_counts(d0[i]->text) == detail::without_register_counts(d1[i]->text)
+                            : d0[i]->text == d1[i]->text || alignment(*d0[i])) &&
+                       d0[i]->kernel.name == d1[i]->kernel.name &&
+                       detail::without_register_counts(d0[i]->kernel.fields) ==
+                           detail::without_register_counts(d1[i]->kernel.fields);
         if (!same_other) return "K1 changes a directive, the kernel descriptor or the metadata, not only instructions";
       }
       auto same = [&](std::size_t a, std::size_t b) {
@@ -846,14 +895,14 @@ class EquivalenceProver {
       while (suf < s0.size() - pre && suf < s1.size() - pre && same(s0[s0.size() - 1 - suf], s1[s1.size() - 1 - suf])) ++suf;
       if (pre == s0.size() && pre == s1.size()) return {};
       for (std::size_t i = pre; i < s0.size() - suf; ++i) {
-        if (k0.items[s0[i]].kind != Item::Kind::inst) return "the change crosses a label";
+        if (k0.items[s0[i]].kind != Item::Kind::inst) return "the changed code spans a label: K1 differs in more than one place or across blocks, and the prover checks one window inside one block";
         w0.push_back(s0[i]);
       }
       for (std::size_t i = pre; i < s1.size() - suf; ++i) {
-        if (k1.items[s1[i]].kind != Item::Kind::inst) return "the change crosses a label";
+        if (k1.items[s1[i]].kind != Item::Kind::inst) return "the changed code spans a label: K1 differs in more than one place or across blocks, and the prover checks one window inside one block";
         // An s_nop K1 has in its window computes nothing: its wait states are the hazard checker's, whose findings
         // K1 may not add. Left out, so that an edit that needs one (a VALU write of VCC read by v_cndmask) is
-        // still one window. (K0's window stays contiguous in its block, so an s_nop there still refuses.)
+        // still one window. (K0's window stays contiguous in its block: an s_nop there runs as the no-op it is.)
         if (is_nop(k1.items[s1[i]].inst)) continue;
         w1.push_back(&k1.items[s1[i]].inst);
       }
@@ -866,8 +915,6 @@ class EquivalenceProver {
         if (f.has(isa::prop::branch) || f.has(isa::prop::terminator) || f.has(isa::prop::no_fallthrough) ||
             f.has(isa::prop::call) || f.has(isa::prop::return_))
           return iid(in) + " (" + std::string(f.mnemonic) + ") is control flow";
-        if (is_nop(in) || detail::starts(f.mnemonic, "s_waitcnt"))
-          return iid(in) + " (" + std::string(f.mnemonic) + ") is a wait: its effect is timing, not values";
         return {};
       };
       for (std::size_t i : w0)

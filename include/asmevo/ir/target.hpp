@@ -42,6 +42,7 @@ struct TargetLimits {
   std::uint8_t expcnt_bits;    ///< s_waitcnt expcnt width
   std::uint8_t lgkmcnt_bits;   ///< s_waitcnt lgkmcnt width
   std::uint32_t lds_bytes;     ///< LDS per workgroup
+  std::uint32_t private_lane_bytes;  ///< private (scratch) bytes per work-item a dispatch can have
 };
 
 /// Limits per target. Sources: AMD "AMD Instinct MI300 ISA" (CDNA3) and "MI200 ISA" (CDNA2)
@@ -50,10 +51,12 @@ struct TargetLimits {
 /// simm16[15:14], expcnt simm16[6:4], lgkmcnt simm16[11:8]); the even-alignment rule for 64-bit
 /// and wider VGPR/AGPR operands is LLVM's FeatureGFX90AInsts "needs aligned VGPRs"
 /// (AMDGPUAsmParser::validateVGPRAlign). LDS: 64 KiB on gfx90a/gfx942, 160 KiB on gfx950
-/// (LLVM FeatureAddressableLocalMemorySize163840).
+/// (LLVM FeatureAddressableLocalMemorySize163840). Private memory: a wave's scratch is COMPUTE_TMPRING_SIZE.WAVESIZE,
+/// a 13-bit count of 1 KiB granules before gfx11, so at most 1024 * 8191 bytes per wave, 131056 per work-item of a
+/// wave64 (LLVM GCNSubtarget::getMaxWaveScratchSize; AMDGPUAsmPrinter rejects a larger stack).
 [[nodiscard]] constexpr TargetLimits limits(Target t) noexcept {
   const bool g950 = t == Target::gfx950;
-  return TargetLimits{102, 256, 256, 16, true, 6, 3, 4, g950 ? 163840u : 65536u};
+  return TargetLimits{102, 256, 256, 16, true, 6, 3, 4, g950 ? 163840u : 65536u, 1024u * 8191u / 64u};
 }
 
 }  // namespace asmevo

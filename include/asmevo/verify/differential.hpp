@@ -101,14 +101,18 @@ struct VerifyOptions {
   bool state_check = true;
   /// Look for a counterexample to the edited window's equivalence before running (analysis::EquivalenceProver::refute).
   bool refute = true;
-  /// After each shape's own trials, run its probe trials (probes_of): specials, ties and wide magnitudes drawn into
-  /// the data inputs, each with one K1 schedule.
+  /// After each shape's own trials, run its probe trials (probes_of): specials, ties, wide magnitudes and the code's
+  /// own constants drawn into the data inputs, each with one K1 schedule.
   bool probes = true;
+  /// Accept only a K1 the equivalence prover shows equivalent on every shape (analysis::EquivalenceProver::prove),
+  /// after everything else passed; otherwise rejected_by "unproven". For a gate that must not rest on sampled inputs.
+  bool require_proof = false;
 };
 
 struct Receipt {
   Verdict verdict = Verdict::equivalent;
-  std::string rejected_by;  ///< "", "abi", "static", "approximate", "float_mode", "refuted", "memory_model", "coverage", "run", "state"
+  std::string rejected_by;  ///< "", "abi", "static", "approximate", "float_mode", "refuted", "memory_model", "coverage", "run", "state",
+                            ///< "unproven"
   std::string reason;       ///< one line in the user's terms
   nlohmann::ordered_json json;
 };
@@ -337,6 +341,13 @@ inline constexpr std::size_t listed_holds = 16;
     case Init::random: {
       OJson j{{"init", "random"}, {"seed", in.seed + trial}, {"min", in.min}, {"max", in.max}};
       if (in.specials > 0) j["specials"] = in.specials;
+      if (!in.constants.empty()) {
+        OJson c = OJson::array();
+        for (const std::uint64_t b : in.constants)
+          if (std::find(c.begin(), c.end(), OJson(codeobject::detail::hex64(b))) == c.end())
+            c.push_back(codeobject::detail::hex64(b));
+        j["constants"] = std::move(c);
+      }
       if (in.ties > 0) j["ties"] = in.ties;
       return j;
     }
@@ -1285,7 +1296,7 @@ struct StatePoint {
 /// edits that the launch file's draws never meet (an off-by-one compare, a NaN test on the wrong operand, a
 /// tie-break turned around, a scale constant of a rare underflow path).
 struct Probe {
-  std::string kind;  ///< "specials", "ties" or "binades"
+  std::string kind;  ///< "specials", "ties", "binades" or "constants"
   LaunchSpec spec;   ///< the shape with the probed inputs
   std::vector<std::size_t> args;  ///< the arguments redrawn
 };
@@ -1315,6 +1326,131 @@ namespace detail {
   return std::pair{lo, hi};
 }
 
+/// Why a kernel of `m` that `spec` launches cannot be launched on `m`'s target: a group segment (fixed, plus the
+/// spec's "dynamic_lds") beyond the LDS a workgroup can have, or a private segment beyond what a work-item can have
+/// (ir/target.hpp limits; the descriptor's and the metadata's sizes, the larger of each). Empty when it can.
+[[nodiscard]] inline std::vector<std::string> launch_limit_problems(const codeobject::Module& m, const LaunchSpec& spec) {
+  std::vector<std::string> out;
+  const auto lim = limits(m.target);
+  for (const auto& k : m.kernels) {
+    if (k.name != spec.kernel && !(spec.kernel.empty() && m.kernels.size() == 1)) continue;
+    auto meta = [&](const char* key) -> std::uint64_t {
+      const auto it = k.metadata.find(key);
+      return it != k.metadata.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+    };
+    const std::uint64_t group = std::max<std::uint64_t>(k.descriptor.get(codeobject::field::group_segment_fixed_size),
+                                                        meta(".group_segment_fixed_size"));
+    const std::uint64_t priv = std::max<std::uint64_t>(k.descriptor.private_segment_fixed_size(),
+                                                       meta(".private_segment_fixed_size"));
+    const std::uint64_t dyn = spec.dynamic_lds.value_or(0);
+    if (group + dyn > lim.lds_bytes)
+      out.push_back("kernel '" + k.name + "' asks for " + std::to_string(group) + " bytes of LDS" +
+                    (dyn ? " plus the launch's " + std::to_string(dyn) + " dynamic" : std::string()) + ", more than the " +
+                    std::to_string(lim.lds_bytes) + " a workgroup can have on " + std::string(asmevo::to_string(m.target)));
+    if (priv > lim.private_lane_bytes)
+      out.push_back("kernel '" + k.name + "' asks for " + std::to_string(priv) +
+                    " bytes of private memory per work-item, more than the " + std::to_string(lim.private_lane_bytes) +
+                    " a wave's scratch can give on " + std::string(asmevo::to_string(m.target)));
+  }
+  return out;
+}
+
+/// The 32-bit constants K0's and K1's code names: the literals and inline constants of their source operands (an
+/// f32 constant as its bits; an f16/bf16 one is left out) and the immediates of SOPK (s_movk_i32, s_cmpk_*),
+/// K1's values that K0 lacks first, then K0's that K1 lacks, then the rest, each once, at most `cap`. A compare
+/// against one of them (x == 1.23f) is what no uniform draw hits.
+[[nodiscard]] inline std::vector<std::uint32_t> code_constants(const Program& p0, const Program& p1,
+                                                               std::size_t cap = 32) {
+  auto collect = [](const Program& p) {
+    std::vector<std::uint32_t> out;
+    for (const Item& it : p.items) {
+      if (it.kind != Item::Kind::inst) continue;
+      const auto& f = isa::forms(it.inst.target)[it.inst.form];
+      const auto info = isa::operands(f);
+      for (std::size_t i = 0; i < it.inst.ops.size() && i < info.size(); ++i) {
+        const Operand& o = it.inst.ops[i];
+        const isa::OperandInfo& oi = info[i];
+        const bool source = oi.role == isa::Role::use &&
+                            (oi.accepts(isa::reg::literal | isa::reg::inline_const) ||
+                             (f.format == isa::Format::SOPK && oi.name == "simm16"));
+        if (!source) continue;
+        if (o.kind == Operand::Kind::imm) out.push_back(static_cast<std::uint32_t>(o.imm));
+        else if (o.kind == Operand::Kind::real && (oi.type == isa::ValueType::f32 || oi.type == isa::ValueType::v2f32))
+          out.push_back(std::bit_cast<std::uint32_t>(static_cast<float>(o.real)));
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  };
+  const auto c0 = collect(p0), c1 = collect(p1);
+  auto in = [](const std::vector<std::uint32_t>& v, std::uint32_t x) { return std::binary_search(v.begin(), v.end(), x); };
+  std::vector<std::uint32_t> out;
+  for (const auto x : c1)
+    if (!in(c0, x)) out.push_back(x);
+  for (const auto x : c0)
+    if (!in(c1, x)) out.push_back(x);
+  for (const auto x : c0)
+    if (in(c1, x)) out.push_back(x);
+  if (out.size() > cap) out.resize(cap);
+  return out;
+}
+
+/// The bit patterns of dtype `t` that the constants probe draws for buffer values `range` from the code's 32-bit
+/// `constants`: each constant and its neighbours (+-1 in the last place for a float, +-1 for an integer) in the
+/// dtype's width -- the halves of a 32-bit word for a 16-bit dtype, and the f32 value rounded to it for f16/bf16, the
+/// f32 value as an f64 -- then, for float dtypes, four NaNs (two payloads, both signs) given as much weight as all
+/// the constants together, so that two different NaNs meet often. Integers stay inside `range` (an index stays an
+/// index). Empty when there is nothing to draw.
+[[nodiscard]] inline std::vector<std::uint64_t> constant_bits(DType t, std::span<const std::uint32_t> constants,
+                                                              std::pair<double, double> range) {
+  const bool is_float = dtype_is_float(t);
+  const unsigned width = static_cast<unsigned>(dtype_size(t)) * 8;
+  const std::uint64_t mask = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+  std::vector<std::uint64_t> out;
+  auto add = [&](std::uint64_t b) {
+    b &= mask;
+    if (!is_float) {
+      const double v = dtype_is_signed(t) && width < 64 && (b >> (width - 1) & 1)
+                           ? static_cast<double>(static_cast<std::int64_t>(b | ~mask))
+                           : static_cast<double>(b);
+      if (v < range.first || v > range.second) return;
+    }
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  };
+  auto near = [&](std::uint64_t b) { add(b), add(b + 1), add(b - 1); };
+  for (const std::uint32_t c : constants) {
+    const auto f = std::bit_cast<float>(c);
+    if (width == 32) near(c);
+    else if (width == 16) {
+      near(c & 0xffffu), near(c >> 16);
+      if (is_float && std::isfinite(f)) near(round_float_bits(t, f));
+    } else if (width == 64) {
+      if (is_float) {
+        if (std::isfinite(f)) near(std::bit_cast<std::uint64_t>(static_cast<double>(f)));
+      } else {
+        near(c), near(static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(c))));
+      }
+    } else {
+      near(c & 0xffu);
+    }
+  }
+  if (is_float) {
+    const auto specials = special_bits(t, range.first, range.second);
+    std::vector<std::uint64_t> nans;
+    for (const std::uint64_t b : specials) {
+      // NaN: not equal to itself as the dtype decodes it (the fp8 formats included).
+      std::vector<std::byte> e(dtype_size(t));
+      detail::store_le(e.data(), b, e.size());
+      const double v = element_at(e, t, 0).value;
+      if (v != v) nans.push_back(b);
+    }
+    const std::size_t reps = nans.empty() ? 0 : std::max<std::size_t>(1, out.size() / nans.size());
+    for (std::size_t r = 0; r < reps; ++r) out.insert(out.end(), nans.begin(), nans.end());
+  }
+  return out;
+}
+
 }  // namespace detail
 
 /// The probe trials of `spec` (VerifyOptions::probes), in order, each only when it redraws some argument. Only
@@ -1326,10 +1462,14 @@ namespace detail {
 ///    infinities, NaN, subnormals, the extremes, values far outside the range);
 ///  - ties: floats and integers drawn from 4 values of the argument's range, so compares, max and argmax tie;
 ///  - binades: floats log-uniform over every binade from the dtype's smallest normal to a quarter of its largest
-///    finite value, both signs (an edit that changes only values above 2^30 or below 2^-30 shows there).
+///    finite value, both signs (an edit that changes only values above 2^30 or below 2^-30 shows there);
+///  - constants: the argument's own range with half the elements from detail::constant_bits of `constants` (the
+///    kernels' literals, detail::code_constants, and their neighbours; NaNs of several payloads), so that a compare
+///    against a magic number and an edit that passes on the other operand's NaN show; integer buffers only where a
+///    constant lies in their range.
 /// A shape that declares a tolerance gets only the ties probe: specials and wide magnitudes make a reassociated
 /// sum differ by more than any tolerance allows, which says nothing about the edit.
-[[nodiscard]] inline std::vector<Probe> probes_of(const LaunchSpec& spec) {
+[[nodiscard]] inline std::vector<Probe> probes_of(const LaunchSpec& spec, std::span<const std::uint32_t> constants = {}) {
   bool tolerance = false;
   for (const auto& t : spec.tolerance) tolerance = tolerance || t.has_value();
   // Each buffer's range once: for a file init it means reading the file.
@@ -1339,19 +1479,26 @@ namespace detail {
         (dtype_is_float(spec.args[a].buffer.dtype) || spec.args[a].buffer.init.kind == Init::random))
       ranges[a] = detail::value_range(spec.args[a].buffer);
   std::vector<Probe> out;
-  for (const std::string_view kind : {"specials", "ties", "binades"}) {
+  for (const std::string_view kind : {"specials", "ties", "binades", "constants"}) {
     if (tolerance && kind != "ties") continue;
     Probe p{std::string(kind), spec, {}};
     for (std::size_t a = 0; a < spec.args.size(); ++a) {
       if (spec.args[a].kind != ArgSpec::Kind::buffer) continue;
       BufferArg& b = p.spec.args[a].buffer;
       const bool is_float = dtype_is_float(b.dtype);
-      if (!is_float && (b.init.kind != Init::random || kind != "ties")) continue;
+      if (!is_float && (b.init.kind != Init::random || (kind != "ties" && kind != "constants"))) continue;
       const auto& range = ranges[a];
       if (!range) continue;
       Init in;
-      in.seed = 0x5eed0000ull + 0x100ull * (kind == "specials" ? 1 : kind == "ties" ? 2 : 3) + a;
-      if (kind == "binades") {
+      in.seed = 0x5eed0000ull + 0x100ull * (kind == "specials" ? 1 : kind == "ties" ? 2 : kind == "binades" ? 3 : 4) + a;
+      if (kind == "constants") {
+        in.kind = Init::random;
+        in.min = range->first;
+        in.max = range->second;
+        in.constants = detail::constant_bits(b.dtype, constants, *range);
+        if (in.constants.empty()) continue;
+        in.specials = 0.5;
+      } else if (kind == "binades") {
         // The smallest normal is 2^(1 - bias) (fnuz formats have a bias one larger: launch_spec.hpp float_layout).
         const auto f = detail::float_layout(b.dtype);
         const int bias = (1 << (f.exp_bits - 1)) - (f.flavor == detail::FloatLayout::fnuz ? 0 : 1);
@@ -1452,6 +1599,21 @@ template <Executor E>
                         (abi.size() > 1 ? " (and " + std::to_string(abi.size() - 1) + " more)" : ""));
   }
 
+  // (a') Launch limits: a kernel whose LDS or scratch the target cannot give is not launched by the runtime at all
+  // (the emulator would allocate whatever it asks for).
+  {
+    for (const LaunchSpec& s : shapes)
+      if (const auto p0 = detail::launch_limit_problems(k0.module, s); !p0.empty())
+        return fail(DiagCode::usage, "K0 (" + k0.path + ") cannot launch: " + p0.front());
+    for (const LaunchSpec& s : shapes)
+      if (const auto p1 = detail::launch_limit_problems(k1.module, s); !p1.empty()) {
+        OJson list = OJson::array();
+        for (const auto& p : p1) list.push_back(p);
+        j["launch_limits"] = std::move(list);
+        return finish(Verdict::not_equivalent, "abi", "K1 cannot launch: " + p1.front());
+      }
+  }
+
   // (b) Static checks: K0's findings are known and reported; K1 may keep them where they were (new_static_findings
   // aligns K1's code with K0's), but adds none.
   if (opt.static_checks) {
@@ -1548,6 +1710,7 @@ template <Executor E>
   // window differs (analysis::EquivalenceProver::refute). Such a counterexample rejects K1 even when no input of the
   // runs below meets it (v_cmp_gt_f32 -> v_cmp_ge_f32 against -126.0). Several windows, or a window the prover does
   // not model, leave this to the runs.
+  j["prover"] = "off";
   if (opt.refute) {
     OJson rj = OJson::array();
     std::optional<std::string> refuted;
@@ -1590,6 +1753,15 @@ template <Executor E>
       rj.push_back(std::move(e));
       if (ref.kind == analysis::Refutation::Kind::unknown) break;  // not one window: no other shape decides
     }
+    // One word for scripts: whether the prover looked at the change at all ("could not check" leaves the verdict to
+    // the runs; --require-proof makes that a rejection).
+    std::string summary = refuted ? "refuted" : "no counterexample";
+    for (const auto& e : rj)
+      if (const std::string res = e.value("result", ""); !refuted && (res == "unknown" || res.starts_with("not tried"))) {
+        summary = "could not check: " + e.value("reason", res);
+        break;
+      }
+    j["prover"] = summary;
     j["refutation"] = std::move(rj);
     if (refuted)
       return finish(Verdict::not_equivalent, "refuted",
@@ -1665,6 +1837,17 @@ template <Executor E>
   OJson shapes_json = OJson::array();
   bool verdict = false;  // a run decided (the receipt's verdict fields are set)
   std::size_t probe_trials = 0;
+  const std::vector<std::uint32_t> constants =
+      opt.probes ? detail::code_constants(k0.module.program, k1.module.program) : std::vector<std::uint32_t>{};
+  // The wave-uniform operands the compares met in the shape's own runs (RunRequest::log_compares), where the executor
+  // reports them: a constant the kernel computes (x == (c1 ^ c2)) is no literal, but the compare sees it.
+  std::vector<std::uint32_t> compared;
+  auto note_compared = [&](const RunOutcome& o) {
+    for (const std::uint32_t v : o.compared)
+      if (compared.size() < 64 && std::find(compared.begin(), compared.end(), v) == compared.end() &&
+          std::find(constants.begin(), constants.end(), v) == constants.end())
+        compared.push_back(v);
+  };
   for (std::size_t si = 0; si < shapes.size() && !verdict; ++si) {
     const LaunchSpec& declared = shapes[si];
     OJson sj;
@@ -1675,10 +1858,17 @@ template <Executor E>
     else sj["block"] = "from the kernel's metadata";
     OJson trials_json = OJson::array();
     const std::uint32_t trials = opt.trials ? *opt.trials : declared.trials;
-    const std::vector<Probe> probes = opt.probes ? probes_of(declared) : std::vector<Probe>{};
+    std::vector<Probe> probes = opt.probes ? probes_of(declared, constants) : std::vector<Probe>{};
     const std::string where_shape = shapes.size() > 1 ? "shape " + std::to_string(si) + ", " : std::string();
     for (std::uint32_t t = 0; t < trials + probes.size() && !verdict; ++t) {
-      // Trials from `trials` on are the probes: the shape with redrawn data inputs (probes_of).
+      // Trials from `trials` on are the probes: the shape with redrawn data inputs (probes_of). The constants probe
+      // draws, after the code's literals, the values the compares of the runs so far met.
+      if (t == trials && opt.probes && !compared.empty()) {
+        std::vector<std::uint32_t> all = constants;
+        all.insert(all.end(), compared.begin(), compared.end());
+        probes = probes_of(declared, all);
+      }
+      if (t >= trials + probes.size()) break;
       const Probe* probe = t < trials ? nullptr : &probes[t - trials];
       const LaunchSpec& spec = probe ? probe->spec : declared;
       OJson tj;
@@ -1705,7 +1895,9 @@ template <Executor E>
             canary->args[a].buffer.init = canary_init(spec.args[a].buffer.dtype, a);
           }
       RunRequest rq0{t, next_seed++, points.empty() ? nullptr : &watch0};
+      rq0.log_compares = !probe && opt.probes;
       auto o0 = exec.run(k0, canary ? *canary : spec, rq0);
+      if (o0) note_compared(*o0);
       std::string canary_dropped;
       if (canary && o0) {
         const OutBuffer* hit = nullptr;
@@ -1785,9 +1977,11 @@ template <Executor E>
         const bool adversarial = !probe && opt.schedules >= 2 && s + 1 == opt.schedules;
         RunRequest rq1{t, next_seed++, points.empty() ? nullptr : &watch1,
                        adversarial ? ScheduleKind::hold_one_wave : ScheduleKind::random};
+        rq1.log_compares = !probe && opt.probes && s == 0;
         OJson kj;
         kj["schedule_seed"] = rq1.schedule_seed;
         auto o1 = exec.run(k1, run_spec, rq1);
+        if (o1) note_compared(*o1);
         kj.update(detail::schedule_json(rq1, o1 ? &*o1 : nullptr));
         // K1 failed under the adversarial schedule: K0 runs under the very same one. If K0 itself stops there or
         // computes something else than under its random schedule, K0's results depend on the schedule (a race of
@@ -1939,6 +2133,31 @@ template <Executor E>
   std::size_t runs = 0;
   for (const auto& s : shapes) runs += opt.trials ? *opt.trials : s.trials;
   j["probe_trials"] = probe_trials;
+  // (g) On request, a proof: the runs and probes passed, but only the prover covers the inputs they did not draw.
+  if (opt.require_proof) {
+    OJson pj = OJson::array();
+    std::optional<std::string> unproven;
+    const Program k1_aligned = detail::with_k0_ids(k0.module.program, k1.module.program);
+    for (std::size_t si = 0; si < shapes.size() && !unproven; ++si) {
+      OJson e;
+      e["shape"] = si;
+      auto facts = launch_facts(k0.module, shapes[si]);
+      auto pv = facts ? analysis::EquivalenceProver::make(k0.module.program, *facts)
+                      : Expected<analysis::EquivalenceProver>(unexpected(facts.error()));
+      analysis::ProofResult pr;
+      if (pv) pr = pv->prove(k1_aligned);
+      else pr.reason = pv.error().message;
+      e["proven"] = pr.proven;
+      e["reason"] = pr.reason;
+      pj.push_back(std::move(e));
+      if (!pr.proven) unproven = (shapes.size() > 1 ? "shape " + std::to_string(si) + ": " : std::string()) + pr.reason;
+    }
+    j["proof"] = std::move(pj);
+    if (unproven)
+      return finish(Verdict::not_equivalent, "unproven",
+                    "K1 passed every run, but a proof was required and the equivalence prover could not give one: " +
+                        *unproven);
+  }
   return finish(Verdict::equivalent, "",
                 "K1 matches K0 on " + std::to_string(shapes.size()) + " shape(s), " + std::to_string(runs) +
                     " input draw(s), " + std::to_string(opt.schedules) + " K1 schedule(s) each" +

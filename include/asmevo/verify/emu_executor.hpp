@@ -63,6 +63,7 @@ class EmuExecutor {
   [[nodiscard]] Expected<RunOutcome> run(const CodeObject& co, const LaunchSpec& spec, const RunRequest& rr) {
     emu::EmulateOptions eo = options_for(rr.trial, rr.schedule_seed, false);
     eo.watch = rr.watch;
+    eo.run.log_compares = rr.log_compares;
     eo.run.schedule = rr.schedule == ScheduleKind::hold_one_wave ? emu::Schedule::hold_one_wave : emu::Schedule::random;
     auto res = emu::emulate(co.module, co.elf, spec, eo);
     if (!res) return unexpected(std::move(res).error());
@@ -80,6 +81,7 @@ class EmuExecutor {
       out.lane = res->stop.lane;
       if (res->stop.kind == emu::Stop::Kind::fault) out.address = res->stop.address;
     }
+    out.compared = std::move(res->compared);
     out.kernarg = std::move(res->kernarg);
     out.lds_extent = res->lds_extent;
     out.executed = std::move(res->executed);

@@ -55,6 +55,8 @@ struct RunRequest {
   const emu::Watch* watch = nullptr;
   /// The schedule kind; a device ignores it (the hardware schedules) and says so (RunOutcome::schedule empty).
   ScheduleKind schedule = ScheduleKind::random;
+  /// Report the wave-uniform operands of the compares that ran (RunOutcome::compared); a device ignores it.
+  bool log_compares = false;
 };
 
 /// One wave the hold-one-wave schedule held back, in the first workgroup of the launch.
@@ -126,6 +128,8 @@ struct RunOutcome {
   std::shared_ptr<const emu::WatchLog> watched;
   /// The schedule the run had, when the executor chooses it (the emulator); empty when the hardware schedules.
   std::optional<ScheduleReport> schedule;
+  /// With RunRequest::log_compares, where the executor can tell (the emulator): the values compared against data.
+  std::vector<std::uint32_t> compared;
   [[nodiscard]] bool ok() const noexcept { return stop == StopKind::none; }
 };
 

@@ -100,6 +100,10 @@ struct Init {
   /// random: when > 0, the number of distinct values: `ties` values are drawn first, then every element takes one
   /// of them uniformly, so that compares, max/min and sorts meet equal values (0: every element drawn anew).
   std::uint32_t ties = 0;
+  /// random with specials > 0: when not empty, the bit patterns (zero-extended) an element drawn as a special takes
+  /// instead of special_bits()' (the verifier's constants probe: the kernels' own literals and NaNs of several
+  /// payloads). Set by the verifier only; a launch file has no key for it.
+  std::vector<std::uint64_t> constants;
   double start = 0, step = 0;        ///< iota: element i is start + i * step, computed in double, then rounded
   double value = 0;                  ///< fill
   std::string path;                  ///< file: absolute path (resolved against the spec's folder)
@@ -975,7 +979,8 @@ struct FloatLayout {
 /// fixed order. Floats: +0, -0, +inf, -inf, a quiet NaN, the smallest and the largest subnormal, the smallest
 /// normal, the largest finite value and its negative, 1, -1, +-L far outside [min, max] (then, where the format has
 /// them, the negative subnormals and a signaling NaN: a flushed negative denormal and a quieted sNaN differ from
-/// the input only there) with
+/// the input only there; then two more NaNs, one with payload 1 and a negative one with every payload bit set, so that
+/// two different NaNs meet) with
 /// L = 256 * max(|min|, |max|, 1) (rounded to the dtype, at most its largest finite value), which makes exp()
 /// over- or underflow in softmax-like code. Encodings a dtype lacks are left out (fnuz: no -0, no inf, NaN = 0x80;
 /// OCP E4M3: no inf, NaN = 0x7f). Integers: 0, 1, -1 (signed), the dtype's minimum and maximum.
@@ -1032,6 +1037,10 @@ struct FloatLayout {
   add(sign | 1);             // the negative subnormals
   add(sign | frac);
   if (f.flavor == detail::FloatLayout::ieee) add(exp_all | 1);  // signaling NaN: quiet bit clear, payload 1
+  // NaNs with other payloads and the other sign: which operand's NaN an instruction passes on shows only when two
+  // different NaNs meet (v_add_f32 a, b with its operands swapped).
+  if (f.flavor == detail::FloatLayout::ieee) add(qnan | 1), add(sign | qnan | (frac >> 1));
+  if (f.flavor == detail::FloatLayout::fn) add(sign | qnan);
   return out;
 }
 
@@ -1060,7 +1069,7 @@ struct FloatLayout {
 /// The bytes of one buffer (little-endian elements) for trial `trial`. random draws from seed + trial: floats
 /// uniformly in [min, max] as doubles, then rounded to the dtype (nearest even); integers uniformly over
 /// [ceil(min), floor(max)]. With "specials" p > 0, each element first draws u in [0, 1) from the same stream: when
-/// u < p it takes special_bits()[k] with k drawn uniformly, otherwise the draw above. With "ties" k, the draw above
+/// u < p it takes special_bits()[k] (Init::constants[k] where given) with k drawn uniformly, otherwise the draw above. With "ties" k, the draw above
 /// is replaced by a copy of one of k values drawn first (the first k draws of the same seed; the choices come from a
 /// stream of their own). iota computes start + i*step
 /// in double, then rounds; fill rounds its value. file reads the first bytes() bytes of the file (a shorter file is
@@ -1110,8 +1119,9 @@ struct FloatLayout {
         return fail(DiagCode::usage, "random init: specials must be a probability in [0, 1]");
       detail::SplitMix64 rng{in.seed + trial};
       const double p = in.specials;
-      const std::vector<std::uint64_t> special = p > 0 ? special_bits(b.dtype, in.min, in.max)
-                                                       : std::vector<std::uint64_t>{};
+      const std::vector<std::uint64_t> special = p == 0                ? std::vector<std::uint64_t>{}
+                                                 : !in.constants.empty() ? in.constants
+                                                                         : special_bits(b.dtype, in.min, in.max);
       // p == 0 draws nothing extra, so the bytes are those of a spec without "specials".
       auto take_special = [&](std::size_t i) {
         if (p == 0 || rng.unit() >= p) return false;

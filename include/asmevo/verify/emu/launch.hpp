@@ -85,6 +85,8 @@ struct EmulateResult {
   /// With RunOptions::schedule == Schedule::hold_one_wave: the holds of workgroup (0,0,0), in order (machine.hpp
   /// run_workgroup); every workgroup draws its own from its seed.
   std::vector<Hold> holds;
+  /// With RunOptions::log_compares: the wave-uniform operand values the VALU compares met (Machine::compared).
+  std::vector<std::uint32_t> compared;
   [[nodiscard]] bool ok() const noexcept { return stop.kind == Stop::Kind::none; }
 };
 
@@ -602,6 +604,7 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.wave_instructions = executed.load();
   res.lds_extent = lds_extent.load();
+  res.compared = m.compared;
   for (std::size_t k = 0; k + 1 < code->ops.size(); ++k) {  // the last Op is the sentinel (decode.hpp)
     std::uint8_t bits = 0;
     for (const auto& r : ran) bits |= r[k];

@@ -60,6 +60,10 @@ struct RunOptions {
   /// (together) since the hold began or since one of them last reached a barrier or ended: they are spinning,
   /// perhaps on a flag the held wave sets. 2^16 keeps a spin per phase far below the instruction limit.
   std::uint64_t hold_patience = std::uint64_t{1} << 16;
+  /// Record the wave-uniform operand (an SGPR, a literal or an inline constant) of every 16- and 32-bit VALU compare
+  /// that runs, in Machine::compared: the values a compare of data against a constant tests, including constants the
+  /// kernel computes (x == (c1 ^ c2)), which the verifier's constants probe then draws into the inputs.
+  bool log_compares = false;
 };
 
 /// One hold of Schedule::hold_one_wave: which wave (its index in the workgroup) was held in which barrier phase (0
@@ -183,6 +187,15 @@ struct Machine {
   std::uint32_t lds_alloc_reported = 0;
   /// Serializes read-modify-write atomics on shared memory when workgroups run on several host threads.
   std::mutex atomics;
+  /// RunOptions::log_compares: the distinct values, in the order first seen, at most max_compared of them.
+  std::vector<std::uint32_t> compared;
+  std::mutex compared_mu;
+  static constexpr std::size_t max_compared = 64;
+  void log_compared(std::uint32_t v) {
+    const std::lock_guard<std::mutex> g(compared_mu);
+    if (compared.size() < max_compared && std::find(compared.begin(), compared.end(), v) == compared.end())
+      compared.push_back(v);
+  }
 };
 
 /// Holds Machine::atomics for one atomic's read-modify-write when workgroups run on several host threads (one

@@ -576,6 +576,35 @@ inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const
   m.aux[2] = b.idxen ? 0 : 1;
 }
 
+/// A raw-buffer access (buffer_addresses) of `bytes` bytes per lane in which some enabled lane has a dword component
+/// (or, below 4 bytes, the whole access) that starts before num_records and ends past it: stops the run as
+/// unsupported and returns false. The range check tests where each component starts ([ISA] §9.1.5 "Range
+/// Checking"), but what hardware does with the bytes of a component that straddles num_records is chipset-dependent
+/// (MLIR's AMDGPU dialect, amdgpu.raw_buffer_load: "Partially-out of bounds have chipset-dependent behavior"; LLVM's
+/// amdgpu.buffer.oob.mode module flag tells relaxed from strict handling of such accesses), so an edit that moves
+/// num_records or an offset onto one cannot be shown safe here.
+[[nodiscard]] inline bool buffer_partial_ok(Wave& w, const Op& op, const MemOp& m, unsigned bytes) {
+  if (m.aux[2] == 0) return true;  // structured: the whole lane is in or out
+  const std::uint64_t num = m.aux[1];
+  const unsigned ncomp = bytes <= 4 ? 1 : bytes / 4, csize = bytes < 4 ? bytes : 4;
+  for (LaneMask e = m.exec; e; e &= e - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(e));
+    const std::uint64_t off = m.addr[l] - m.aux[0];
+    for (unsigned k = 0; k < ncomp; ++k) {
+      const std::uint64_t s = off + 4 * k;
+      if (s < num && s + csize > num) {
+        w.stop_with(Stop::Kind::unsupported, op,
+                    std::string(op.mnemonic()) + ": lane " + std::to_string(l) + " accesses bytes " +
+                        std::to_string(s) + ".." + std::to_string(s + csize - 1) + " of a buffer whose num_records is " +
+                        std::to_string(num) + ": a dword partly out of range, whose handling is chipset-dependent",
+                    static_cast<std::int32_t>(l));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 /// Whether dword component k of lane l is in range (see buffer_addresses).
 [[nodiscard]] inline bool buffer_component_in(const MemOp& m, unsigned l, unsigned k) noexcept {
   if (!((m.mask >> l) & 1)) return false;
@@ -585,6 +614,7 @@ inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const
 /// Addresses of a resource with swizzle_enable or add_tid_enable, decided at issue ([ISA] §9.1.5 "Buffer
 /// Addressing" and "Swizzled Buffer Addressing"):
 ///   index  = (idxen ? VGPR index : 0) + (add_tid_enable ? lane id : 0)
+///   stride = word1 STRIDE, with DATA_FORMAT as bits 17:14 when add_tid_enable
 ///   offset = (offen ? VGPR offset : 0) + inst_offset
 ///   swizzled: index_msb = index / index_stride, index_lsb = index % index_stride, offset_msb = offset / element_size,
 ///             offset_lsb = offset % element_size,
@@ -606,6 +636,10 @@ inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const
   const std::uint64_t ioff = op.imm(Name::offset) & 0xfffu;
   const Slot& va = op.at(Name::vaddr);
   const std::uint64_t es = 2ull << v.element_size, is = 8ull << v.index_stride;
+  // With ADD_TID_ENABLE, an untyped (MUBUF) access reads DATA_FORMAT as STRIDE[17:14] (the gfx9 context-save trap
+  // handler, Linux amdkfd cwsr_trap_handler_gfx9.asm, sets DATA_FORMAT 0 for that reason); the format forms stop
+  // before they get here (buffer_load_format_x, sem_image.hpp).
+  const std::uint64_t stride = v.add_tid ? (v.stride | std::uint64_t{v.data_format} << 14) : v.stride;
   const unsigned ncomp = bytes <= 4 ? 1 : bytes / 4;
   const bool split = v.swizzle && es == 4 && bytes > 4;
   m.aux[0] = v.swizzle ? (split ? es * is : 4) : 4;
@@ -614,7 +648,7 @@ inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const
   for (unsigned l = 0; l < wave_lanes; ++l) {
     const std::uint64_t index = (b.idxen ? w.v[va.index][l] : 0u) + (v.add_tid ? l : 0u);
     const std::uint64_t off = ioff + (b.offen ? w.v[va.index + (b.idxen ? 1 : 0)][l] : 0u);
-    std::uint64_t boff = off + index * v.stride;
+    std::uint64_t boff = off + index * stride;
     if (v.swizzle) {
       const std::uint64_t r = off % es;
       if (((m.exec >> l) & 1) && (split ? (off % 4) != 0 : r + bytes > es)) {
@@ -625,7 +659,7 @@ inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const
                     static_cast<std::int32_t>(l));
         return false;
       }
-      boff = ((index / is) * v.stride + (off / es) * es) * is + (index % is) * es + r;
+      boff = ((index / is) * stride + (off / es) * es) * is + (index % is) * es + r;
     }
     m.addr[l] = origin + boff;
     // A scratch V# (add_tid): a lane past its private segment is reported in private terms (lane, offset, size).
@@ -633,7 +667,7 @@ inline void buffer_addresses(const Wave& w, const Op& op, const Vsharp& v, const
       return false;
     for (unsigned k = 0; k < ncomp; ++k) {
       const std::uint64_t ok_off = off + 4 * k;
-      const bool ok = v.stride == 0 ? ok_off < v.num_records : (index < v.num_records && ok_off < v.stride);
+      const bool ok = stride == 0 ? ok_off < v.num_records : (index < v.num_records && ok_off < stride);
       if (k == 0) in0 |= static_cast<LaneMask>(ok) << l;
       else m.aux[k] |= static_cast<std::uint64_t>(ok) << l;
     }
@@ -1024,6 +1058,7 @@ inline void bload_lds(Wave& w, const Op& op, const Vsharp& v, const BufMode& b) 
       m.complete = &bload_lds_done<K, true>;
     } else {
       buffer_addresses(w, op, v, b, m);
+      if (!buffer_partial_ok(w, op, m, ld_bytes(K))) { abandon_memop(w); return; }
       m.complete = &bload_lds_done<K, false>;
     }
     m.data[0][0] = static_cast<std::uint32_t>(base);  // no VGPR destination: m.dst stays empty
@@ -1047,6 +1082,7 @@ inline void bload(Wave& w, const Op& op) {
     m.complete = &bload_swz_done<K>;
   } else {
     buffer_addresses(w, op, v, b, m);
+    if (!buffer_partial_ok(w, op, m, ld_bytes(K))) { abandon_memop(w); return; }
     m.complete = &bload_done<K>;
   }
   m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(ld_dwords(K))};
@@ -1060,6 +1096,12 @@ inline void bload(Wave& w, const Op& op) {
 inline void buffer_load_format_x(Wave& w, const Op& op) {
   const Vsharp v = read_vsharp(w, op.at(Name::srsrc));
   const bool ok = v.data_format == 4 && (v.num_format == 4 || v.num_format == 5 || v.num_format == 7) && v.dst_sel_x == 4;
+  if (v.add_tid) {
+    w.stop_with(Stop::Kind::unsupported, op,
+                "buffer_load_format_x: an add_tid_enable resource: how a format access combines the thread id with "
+                "its stride is not implemented");
+    return;
+  }
   if (!ok) {
     w.stop_with(Stop::Kind::unsupported, op,
                 "buffer_load_format_x: resource format (data format " + std::to_string(v.data_format) + ", number format " +
@@ -1095,6 +1137,7 @@ inline void bstore(Wave& w, const Op& op) {
     m.complete = &bstore_swz_done<K>;
   } else {
     buffer_addresses(w, op, v, b, m);
+    if (!buffer_partial_ok(w, op, m, st_bytes(K))) { abandon_memop(w); return; }
     m.complete = &bstore_done<K>;
   }
   capture(w, op.at(Name::vdata), m, st_dwords(K));
@@ -1171,6 +1214,7 @@ inline void batomic(Wave& w, const Op& op) {
     return;
   }
   buffer_addresses(w, op, v, b, m);
+  if (!buffer_partial_ok(w, op, m, B)) { abandon_memop(w); return; }
   capture(w, d, m, (atom_has_cmp(A) ? 2 : 1) * B / 4);
   if (op.imm(Name::cpol) & 1) m.dst = {true, static_cast<std::uint16_t>(d.index), static_cast<std::uint16_t>(B / 4)};
   m.complete = &batomic_done<A, B>;

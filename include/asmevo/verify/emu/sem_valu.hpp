@@ -40,6 +40,25 @@ template <Exec A, Exec B> inline constexpr Exec ieee = &by_ieee<A, B>;
 
 inline void nop_exec(Wave&, const Op&) {}
 
+/// v_lshl_add_u64: D = (S0 << S1[2:0]) + S2 on 64 bits (MI300 ISA V_LSHL_ADD_U64). LLVM selects it only for shift
+/// amounts 0..4 (review D121401; llvm/test/CodeGen/AMDGPU/lshl-add-u64.ll turns a shift of 5 into v_lshlrev_b64),
+/// and what hardware does with larger ones is not documented: an active lane that shifts by more than 4 stops the
+/// run as unsupported (the equivalence prover likewise leaves such a result opaque).
+inline void lshl_add_u64_op(Wave& w, const Op& op) {
+  alignas(64) u32 t[wave_lanes];
+  const u32* s = w.lanes(op.at(Name::src1), t);
+  const LaneMask e = w.exec();
+  for (unsigned l = 0; l < wave_lanes; ++l)
+    if (((e >> l) & 1) && s[l] > 4) {
+      w.stop_with(Stop::Kind::unsupported, op,
+                  "v_lshl_add_u64: lane " + std::to_string(l) + " shifts by " + std::to_string(s[l]) +
+                      "; only shift amounts 0..4 are used by LLVM and relied on here",
+                  static_cast<std::int32_t>(l));
+      return;
+    }
+  valu_op<T::b64, T::b64, T::b32, T::b64, &ops::lshl_add_u64>(w, op);
+}
+
 // ---- gfx950: v_bitop3_b16/b32, v_cvt_pk_f16_f32, v_cvt_pk_bf16_f32 ----------------------------------------------
 
 /// v_bitop3_b32 / v_bitop3_b16 (gfx950) [CDNA4 ISA V_BITOP3_B32, V_BITOP3_B16]: bit i of D is TTBL[{S0[i], S1[i],
@@ -250,7 +269,7 @@ inline constexpr Semantics valu_table[] = {
     {"v_log_f32", f1<&ops::log_f32, 0>, Exactness::approximate, "transcendental: correctly rounded / f64-evaluated; hardware documents 1 ulp (f32, f16) and may differ in the last bit"},
     {"v_log_legacy_f32", f1<&ops::log_f32, 0>, Exactness::approximate, "evaluated as v_log_f32; the legacy opcode's special cases and precision are not documented"},
     {"v_lshl_add_u32", b3<&ops::lshl_add_u32>},
-    {"v_lshl_add_u64", &valu_op<T::b64, T::b64, T::b32, T::b64, &ops::lshl_add_u64>},
+    {"v_lshl_add_u64", &lshl_add_u64_op},
     {"v_lshl_or_b32", b3<&ops::lshl_or_b32>},
     {"v_lshlrev_b16", h2<&ops::lshlrev_b16>},
     {"v_lshlrev_b32", b2<&ops::lshlrev_b32>},

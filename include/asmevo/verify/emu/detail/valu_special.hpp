@@ -124,6 +124,12 @@ inline void write_cmp(Wave& w, const Op& op, LaneMask m, bool x) {
   if (x) w.set_exec(r);
 }
 
+/// RunOptions::log_compares: the value of a compare's wave-uniform operand (lane 0 of what the compare read).
+template <class U>
+inline void log_uniform(Wave& w, const Slot& s, const U* v) {
+  if (w.machine->options.log_compares && !s.is_vgpr()) w.machine->log_compared(static_cast<u32>(v[0]));
+}
+
 template <CT K, Cmp P, bool X>
 inline void cmp_op(Wave& w, const Op& op) {
   if (op.imm(Name::clamp)) return unsupported(w, op, "the clamp modifier on a compare");
@@ -136,6 +142,7 @@ inline void cmp_op(Wave& w, const Op& op) {
     const u32* a = read_src<T::f32>(w, s0, ta, false, s0.mods, !env.in32);
     if constexpr (K == CT::f32) {
       const u32* b = read_src<T::f32>(w, s1, tb, false, s1.mods, !env.in32);
+      log_uniform(w, s0, a), log_uniform(w, s1, b);
       for (unsigned l = 0; l < wave_lanes; ++l) m |= static_cast<LaneMask>(cmp_float<P>(fp::f32(a[l]), fp::f32(b[l]))) << l;
     } else {
       // v_cmp_class does not flush: it classifies denormals [ISA V_CMP_CLASS_F32 mask bits 4/7].
@@ -161,6 +168,7 @@ inline void cmp_op(Wave& w, const Op& op) {
     const u16* a = read_src<T::f16>(w, s0, ta, false, s0.mods, K == CT::f16 && !env.in16);
     if constexpr (K == CT::f16) {
       const u16* b = read_src<T::f16>(w, s1, tb, false, s1.mods, !env.in16);
+      log_uniform(w, s0, a), log_uniform(w, s1, b);
       for (unsigned l = 0; l < wave_lanes; ++l)
         m |= static_cast<LaneMask>(cmp_float<P>(fp::f16_to_f32(a[l]), fp::f16_to_f32(b[l]))) << l;
     } else {
@@ -171,6 +179,7 @@ inline void cmp_op(Wave& w, const Op& op) {
     alignas(64) u16 ta[wave_lanes], tb[wave_lanes];
     const u16* a = read_src<T::b16>(w, s0, ta, false, 0, false);
     const u16* b = read_src<T::b16>(w, s1, tb, false, 0, false);
+    log_uniform(w, s0, a), log_uniform(w, s1, b);
     for (unsigned l = 0; l < wave_lanes; ++l) {
       const bool c = K == CT::i16 ? cmp_int<P>(static_cast<i16>(a[l]), static_cast<i16>(b[l])) : cmp_int<P>(a[l], b[l]);
       m |= static_cast<LaneMask>(c) << l;
@@ -179,6 +188,7 @@ inline void cmp_op(Wave& w, const Op& op) {
     alignas(64) u32 ta[wave_lanes], tb[wave_lanes];
     const u32* a = w.lanes(s0, ta);
     const u32* b = w.lanes(s1, tb);
+    log_uniform(w, s0, a), log_uniform(w, s1, b);
     for (unsigned l = 0; l < wave_lanes; ++l) {
       const bool c = K == CT::i32 ? cmp_int<P>(static_cast<i32>(a[l]), static_cast<i32>(b[l])) : cmp_int<P>(a[l], b[l]);
       m |= static_cast<LaneMask>(c) << l;
