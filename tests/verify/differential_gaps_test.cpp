@@ -642,9 +642,9 @@ TEST(Lds, K1PastK0sLdsNeedsADeclaredAllocation) {
 
 /// vec_add's K1 adds s40 to the last element's sum before its store. s40 is no SGPR the initial state sets (user
 /// SGPRs s0..s13, the workgroup id in s14), so on hardware it holds garbage; were the emulator to start it at zero, K1
-/// would store the same bits as K0 and pass. The static checks name the read (undef:read); with them off, s40 starts
-/// as garbage (the same for K0 and K1 in one trial): rejected by the runs, at an element of the last quarter of a
-/// block.
+/// would store the same bits as K0 and pass. The static checks name the read (undef:read); with them off, the prover
+/// refutes the one-instruction window (s40 = -1); with that off too, s40 starts as garbage (the same for K0 and K1 in
+/// one trial): rejected by the runs, at an element of the last quarter of a block.
 TEST(UndefinedRegisters, AReadOfAnSgprNothingWroteIsCaught) {
   ASMEVO_REQUIRE_CORPUS(dir);
   auto k0 = verify::load_code_object(triton(dir, "vec_add_f32"));
@@ -666,6 +666,11 @@ TEST(UndefinedRegisters, AReadOfAnSgprNothingWroteIsCaught) {
   EXPECT_NE(st->reason.find("reads s40"), std::string::npos) << st->reason;
   verify::VerifyOptions o;
   o.static_checks = false;
+  auto p = verify::differential_verify(*k0, *k1, *shapes, exec, o);
+  ASSERT_TRUE(p) << p.error().str();
+  EXPECT_EQ(p->rejected_by, "refuted") << p->reason;
+  EXPECT_NE(p->reason.find("s40 = "), std::string::npos) << p->reason;
+  o.refute = false;
   auto r = verify::differential_verify(*k0, *k1, *shapes, exec, o);
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_EQ(r->verdict, verify::Verdict::not_equivalent) << r->rejected_by << ": " << r->reason;

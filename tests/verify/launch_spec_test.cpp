@@ -668,31 +668,35 @@ Init specials_init(std::uint64_t seed, double lo, double hi, double p) {
 /// formats' definitions: IEEE 754-2019 (binary64/32/16), bfloat16 (binary32's top half), OCP OFP8 rev 1.0 table 1
 /// (E4M3: bias 7, no inf, NaN 0x7f/0xff, max 0x7e = 448; E5M2: bias 15, inf 0x7c, NaN 0x7d..0x7f, max 0x7b =
 /// 57344) and the fnuz formats of Noune et al. (arXiv 2206.02915; bias 8 / 16, 0x80 the only NaN, no -0, no inf).
-/// Then the two negative subnormals and, where the format has infinities, the signaling NaN exponent-all-ones | 1.
+/// Then the two negative subnormals and, where the format has infinities, the signaling NaN exponent-all-ones | 1;
+/// then, for the IEEE-like formats, the quiet NaN with payload 1 and the negative NaN with every payload bit set,
+/// and for OCP E4M3 the negative NaN 0xff.
 std::set<std::uint64_t> hand_specials(DType t) {
   switch (t) {
     case DType::f64:  // 768 = 1.5 * 2^9: exponent 1023 + 9 = 0x408, fraction 0x8000000000000
       return {0x0ull, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull,
               0x1ull, 0x000fffffffffffffull, 0x0010000000000000ull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
               0x3ff0000000000000ull, 0xbff0000000000000ull, 0x4088000000000000ull, 0xc088000000000000ull,
-              0x8000000000000001ull, 0x800fffffffffffffull, 0x7ff0000000000001ull};
+              0x8000000000000001ull, 0x800fffffffffffffull, 0x7ff0000000000001ull, 0x7ff8000000000001ull,
+              0xffffffffffffffffull};
     case DType::f32:  // 768: exponent 127 + 9 = 0x88
       return {0x0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x1, 0x007fffff, 0x00800000, 0x7f7fffff,
-              0xff7fffff, 0x3f800000, 0xbf800000, 0x44400000, 0xc4400000, 0x80000001, 0x807fffff, 0x7f800001};
+              0xff7fffff, 0x3f800000, 0xbf800000, 0x44400000, 0xc4400000, 0x80000001, 0x807fffff, 0x7f800001,
+              0x7fc00001, 0xffffffff};
     case DType::f16:  // 768: exponent 15 + 9 = 24 -> 0x6000 | 0x200
       return {0x0, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x1, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x3c00, 0xbc00, 0x6200,
-              0xe200, 0x8001, 0x83ff, 0x7c01};
+              0xe200, 0x8001, 0x83ff, 0x7c01, 0x7e01, 0xffff};
     case DType::bf16:
       return {0x0, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x1, 0x007f, 0x0080, 0x7f7f, 0xff7f, 0x3f80, 0xbf80, 0x4440,
-              0xc440, 0x8001, 0x807f, 0x7f81};
+              0xc440, 0x8001, 0x807f, 0x7f81, 0x7fc1, 0xffff};
     case DType::fp8e4m3fnuz:  // 768 saturates to the largest finite, 240 = 0x7f
       return {0x00, 0x80, 0x01, 0x07, 0x08, 0x7f, 0xff, 0x40, 0xc0, 0x81, 0x87};
     case DType::fp8e5m2fnuz:  // 768 = 1.5 * 2^9: exponent 16 + 9 = 25 -> 0x64 | 0x2
       return {0x00, 0x80, 0x01, 0x03, 0x04, 0x7f, 0xff, 0x40, 0xc0, 0x66, 0xe6, 0x81, 0x83};
     case DType::fp8e4m3:  // 768 saturates to 448 = 0x7e
-      return {0x00, 0x80, 0x7f, 0x01, 0x07, 0x08, 0x7e, 0xfe, 0x38, 0xb8, 0x81, 0x87};
+      return {0x00, 0x80, 0x7f, 0x01, 0x07, 0x08, 0x7e, 0xfe, 0x38, 0xb8, 0x81, 0x87, 0xff};
     case DType::fp8e5m2:  // 768: exponent 15 + 9 = 24 -> 0x60 | 0x2
-      return {0x00, 0x80, 0x7c, 0xfc, 0x7e, 0x01, 0x03, 0x04, 0x7b, 0xfb, 0x3c, 0xbc, 0x62, 0xe2, 0x81, 0x83, 0x7d};
+      return {0x00, 0x80, 0x7c, 0xfc, 0x7e, 0x01, 0x03, 0x04, 0x7b, 0xfb, 0x3c, 0xbc, 0x62, 0xe2, 0x81, 0x83, 0x7d, 0x7f, 0xff};
     case DType::i32: return {0x0, 0x1, 0xffffffff, 0x80000000, 0x7fffffff};
     case DType::u16: return {0x0, 0x1, 0xffff};
     case DType::i64: return {0x0, 0x1, ~0ull, 0x8000000000000000ull, 0x7fffffffffffffffull};
@@ -730,7 +734,7 @@ TEST(LaunchSpecSpecials, EveryHandWrittenPatternAppearsAndNothingElse) {
     std::set<std::uint64_t> seen;
     for (std::size_t i = 0; i < 6000; ++i)
       if (const auto bits = load_le(*b, es * i, es); !in_two_three(t, bits)) seen.insert(bits);
-    // ~3000 specials over at most 17 patterns: each appears ~175 times, missing one has probability < 1e-70.
+    // ~3000 specials over at most 19 patterns: each appears ~158 times, missing one has probability < 1e-65.
     EXPECT_EQ(seen, hand_specials(t)) << dtype_name(t);
   }
   // NaN patterns are NaN for the project's own fp8 decoder too, and fnuz 0x80 is not a zero there.
@@ -799,7 +803,7 @@ TEST(LaunchSpecSpecials, ParsedAndDrawnPerElement) {
   // The decision is the element's first draw (u < p); a special element's second draw picks from the set, so
   // the positions of the specials follow the splitmix64 stream: an element is special exactly when its first
   // draw is below p. Check this on the first elements by replaying the stream (each non-special element uses one
-  // more draw, each special one: the set has 17 entries, rejection from 2^64 happens with probability < 2^-59).
+  // more draw, each special one: the set has 19 entries, rejection from 2^64 happens with probability < 2^-59).
   auto b = materialize(s->args[0].buffer, 0);
   ASSERT_TRUE(b);
   RefSplitMix ref{1};
@@ -809,8 +813,8 @@ TEST(LaunchSpecSpecials, ParsedAndDrawnPerElement) {
     const auto bits = load_le(*b, 2 * i, 2);
     if (u < 0.25) {
       static const std::uint64_t order[] = {0x0,    0x8000, 0x7c00, 0xfc00, 0x7e00, 0x1,    0x03ff, 0x0400, 0x7bff,
-                                            0xfbff, 0x3c00, 0xbc00, 0x6200, 0xe200, 0x8001, 0x83ff, 0x7c01};
-      EXPECT_EQ(bits, order[second % 17]) << i;
+                                            0xfbff, 0x3c00, 0xbc00, 0x6200, 0xe200, 0x8001, 0x83ff, 0x7c01, 0x7e01, 0xffff};
+      EXPECT_EQ(bits, order[second % 19]) << i;
     } else {
       const double w = double(second >> 11) / 9007199254740992.0;
       EXPECT_EQ(bits, nearest(DType::f16, std::clamp(2.0 * (1 - w) + 3.0 * w, 2.0, 3.0))) << i;
