@@ -1,7 +1,7 @@
 // `asmevo verify` as a user runs it (DESIGN.md "CLI contract"): exit 0 for an unedited rebuild, 1 for a K1 with a
-// changed operation (its first differing element printed), 2 for a bad launch file (named by JSON pointer), a K0
-// that does not run cleanly, a receipt that would overwrite an input, or `--executor hip` without a device; the
-// receipt is written as JSON and the inputs stay untouched. K1s are made with the CLI itself (disasm, edit, assemble).
+// changed operation (its first differing element printed) or, with --require-proof, one only the runs accepted, 2 for
+// a bad launch file (named by JSON pointer), a K0 that does not run cleanly, a receipt that would overwrite an input,
+// or `--executor hip` without a device; the receipt is written as JSON and the inputs stay untouched. K1s are made with the CLI itself (disasm, edit, assemble).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -135,6 +135,45 @@ TEST_F(VerifyCli, BadLaunchFileNamesThePointer) {
   EXPECT_EQ(u.code, 2) << u.out;
   auto e = cli(verify(same, "--executor cuda"));
   EXPECT_EQ(e.code, 2) << e.out;
+}
+
+/// --require-proof: the unedited rebuild is proven (identical code) and still exits 0; a K1 with a dead
+/// `v_mov_b32 v20, 0` after the first and the last add passes every run, but its two windows are more than the
+/// prover checks, so it exits 1 with rejected_by "unproven", where without the option it is accepted with a note
+/// that the verdict rests on the runs.
+TEST_F(VerifyCli, RequireProofRejectsWhatOnlyTheRunsAccepted) {
+  const fs::path receipt = dir / "p.json";
+  auto r = cli(verify(same, "--require-proof --receipt " + shell_quote(receipt)));
+  ASSERT_EQ(r.code, 0) << r.out;
+  Json j = Json::parse(slurp(receipt));
+  EXPECT_EQ(j["prover"], "no counterexample");
+  ASSERT_EQ(j["proof"].size(), 4u);
+  for (const auto& e : j["proof"]) EXPECT_TRUE(e["proven"].get<bool>()) << e.dump();
+
+  std::string text = slurp(dir / "k.s");
+  std::size_t n = 0;
+  for (const char* at : {"v_add_f32_e32 v4, v8, v12", "v_add_f32_e32 v4, v7, v11"}) {
+    const std::size_t p = text.find(at);
+    ASSERT_NE(p, std::string::npos) << at;
+    text.insert(text.find('\n', p) + 1, "\tv_mov_b32_e32 v20, 0\n");
+    ++n;
+  }
+  ASSERT_EQ(n, 2u);
+  std::ofstream(dir / "dead.s") << text;
+  const fs::path dead = dir / "dead.co";
+  auto a = cli("assemble " + shell_quote(dir / "dead.s") + " -o " + shell_quote(dead));
+  ASSERT_EQ(a.code, 0) << a.out;
+  auto plain = cli(verify(dead));
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  EXPECT_NE(plain.out.find("the verdict rests on the runs"), std::string::npos) << plain.out;
+  auto strict = cli(verify(dead, "--require-proof --receipt " + shell_quote(receipt)));
+  ASSERT_EQ(strict.code, 1) << strict.out;
+  EXPECT_EQ(strict.out.rfind("not equivalent (unproven): ", 0), 0u) << strict.out;
+  j = Json::parse(slurp(receipt));
+  EXPECT_EQ(j["rejected_by"], "unproven");
+  EXPECT_TRUE(j["prover"].get<std::string>().starts_with("could not check")) << j["prover"];
+  ASSERT_FALSE(j["proof"].empty());
+  EXPECT_FALSE(j["proof"][0]["proven"].get<bool>());
 }
 
 TEST_F(VerifyCli, K0ThatFaultsExitsTwo) {
