@@ -665,6 +665,26 @@ TEST(Equivalence, IdenticalAndRefusedWindows) {
   const auto wait = prove_deleted(kShift, "s_waitcnt lgkmcnt(0)");
   EXPECT_FALSE(wait.proven);
   EXPECT_TRUE(has(wait.reason, "wait")) << wait.reason;
+  // The same for a use moved above its wait (the values agree only if the load had landed) and for an s_nop K1
+  // deletes; refuting across a wait stays possible (RedTeam2's relu case in tests/verify), proving does not.
+  const std::string ld = R"(
+k:
+  global_load_dword v1, v[10:11], off
+  v_mov_b32_e32 v7, 0
+  s_waitcnt vmcnt(0)
+  v_add_u32_e32 v2, 1, v1
+  s_nop 1
+  v_mov_b32_dpp v8, v2 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+  global_store_dword v[10:11], v8, off
+  s_endpgm
+)";
+  const auto moved = prove(ld, edit(ld, "  s_waitcnt vmcnt(0)\n  v_add_u32_e32 v2, 1, v1\n",
+                                    "  v_add_u32_e32 v2, 1, v1\n  s_waitcnt vmcnt(0)\n"));
+  EXPECT_FALSE(moved.proven) << moved.reason;
+  EXPECT_TRUE(has(moved.reason, "proves no window that holds one")) << moved.reason;
+  const auto nop = prove_deleted(ld, "s_nop 1");
+  EXPECT_FALSE(nop.proven) << nop.reason;
+  EXPECT_TRUE(has(nop.reason, "s_nop")) << nop.reason;
   // A changed branch is control flow.
   const auto br = prove(kLoop, edit(kLoop, "s_cbranch_scc1", "s_cbranch_scc0"));
   EXPECT_FALSE(br.proven);
