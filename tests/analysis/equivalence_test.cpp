@@ -665,8 +665,9 @@ TEST(Equivalence, IdenticalAndRefusedWindows) {
   const auto wait = prove_deleted(kShift, "s_waitcnt lgkmcnt(0)");
   EXPECT_FALSE(wait.proven);
   EXPECT_TRUE(has(wait.reason, "wait")) << wait.reason;
-  // The same for a use moved above its wait (the values agree only if the load had landed) and for an s_nop K1
-  // deletes; refuting across a wait stays possible (RedTeam2's relu case in tests/verify), proving does not.
+  // The same for a use moved above its wait (the values agree only if the load had landed); refuting across a
+  // wait stays possible (RedTeam2's relu case in tests/verify), proving does not. A deleted s_nop is proven only
+  // where K1 adds no hazard finding: not where it separates a VALU write from the DPP read of it.
   const std::string ld = R"(
 k:
   global_load_dword v1, v[10:11], off
@@ -684,7 +685,10 @@ k:
   EXPECT_TRUE(has(moved.reason, "proves no window that holds one")) << moved.reason;
   const auto nop = prove_deleted(ld, "s_nop 1");
   EXPECT_FALSE(nop.proven) << nop.reason;
-  EXPECT_TRUE(has(nop.reason, "s_nop")) << nop.reason;
+  EXPECT_TRUE(has(nop.reason, "static rule")) << nop.reason;
+  const std::string idle = edit(ld, "  v_mov_b32_e32 v7, 0\n", "  v_mov_b32_e32 v7, 0\n  s_nop 2\n");
+  const auto spare = prove_deleted(idle, "s_nop 2");
+  EXPECT_TRUE(spare.proven) << spare.reason;
   // A changed branch is control flow.
   const auto br = prove(kLoop, edit(kLoop, "s_cbranch_scc1", "s_cbranch_scc0"));
   EXPECT_FALSE(br.proven);

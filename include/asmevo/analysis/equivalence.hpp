@@ -4,8 +4,8 @@
 // How a proof goes:
 //  1. The window: K0 and K1 are compared instruction by instruction (ids and contents) and label by label; what
 //     differs must be one run of non-control instructions inside one K0 block (no label or branch in it; an
-//     s_waitcnt or s_nop inside is a no-op for values when refuting: waits and wait states are the static
-//     checkers' business; a proof refuses a window that holds one, since it would assume them right).
+//     s_waitcnt or s_nop inside is a no-op for values: waits and wait states are the static checkers' business;
+//     but a proof refuses a window with an s_waitcnt, whose memory ordering between waves it cannot see).
 //     Directives, the descriptor and the metadata must be the same, except the register counts.
 //  2. The window alone, from a symbolic state standing for every arrival (K0's known bits there, analysis/
 //     known_bits.hpp, as constants; every other bit a variable shared by both sides): if both sides leave every
@@ -467,22 +467,21 @@ class EquivalenceProver {
     ProofResult go(std::optional<InstId> site) {
       if (auto why = find_window(); !why.empty()) return {false, why};
       if (w0.empty() && w1.empty()) return {true, "identical: K1 has the same instructions and labels as K0"};
-      // The values below assume that every read sees the value its writer architecturally leaves, which holds only
-      // when the waits and wait states are right: the memory-model and hazard checks decide that, not this proof. So
-      // a window with a wait in it is refuted (refute() lets it through) but never proven: a dropped, weakened or
-      // moved s_waitcnt, or a dropped s_nop of K0, would otherwise be "proven" equivalent. (An s_nop that K1 adds
-      // only adds wait states, and find_window left it out of w1.)
+      // A wait also orders memory between waves (an lgkmcnt(0) before s_barrier makes this wave's LDS writes
+      // visible to the others), which neither the per-wave values below nor the static findings compared further
+      // down see: a dropped, weakened or moved s_waitcnt would be "proven" equivalent. So a window with a wait in it
+      // is refuted (refute() looks across waits) but never proven; the memory-model check judges it. (Wait states
+      // have no such reach: a dropped s_nop is proven when K1 adds no hazard finding.)
       for (std::size_t i : w0)
-        if (const Inst& in = k0.items[i].inst; is_wait(in) || is_nop(in))
-          return {false, iid(in) + " (" + std::string(detail::form_of(in).mnemonic) +
-                             ") is inside the changed code: a proof would assume the waits are right, which the "
-                             "memory-model and hazard checks decide; the prover refutes across a wait but proves "
-                             "no window that holds one"};
+        if (const Inst& in = k0.items[i].inst; is_wait(in))
+          return {false, iid(in) + " (s_waitcnt) is inside the changed code: a wait also orders memory between "
+                             "waves, which the memory-model check judges; the prover refutes across a wait but "
+                             "proves no window that holds one"};
       for (const Inst* in : w1)
         if (is_wait(*in))
-          return {false, "K1's window holds an s_waitcnt: a proof would assume the waits are right, which the "
-                         "memory-model and hazard checks decide; the prover refutes across a wait but proves no "
-                         "window that holds one"};
+          return {false, "K1's window holds an s_waitcnt: a wait also orders memory between waves, which the "
+                         "memory-model check judges; the prover refutes across a wait but proves no window that "
+                         "holds one"};
       // VSKIP and GPR indexing change what the instructions after them do; the semantics here read them literally.
       for (const Program* p : {&k0, &k1})
         for (const Item& it : p->items)
