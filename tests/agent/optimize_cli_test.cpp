@@ -4,6 +4,8 @@
 // uninterrupted run, no attempt repeated; bad usage is refused with a message.
 #include <gtest/gtest.h>
 
+#include "support/corpus.hpp"
+
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -77,9 +79,20 @@ class OptimizeCli : public ::testing::Test {
     fs::create_directories(dir);
   }
   void TearDown() override { fs::remove_all(dir); }
+  /// The tests that need a kernel with room to improve: under the calibrated cost model (issue 27) vec_add runs at
+  /// 1.04x its speed-of-light bound and no built-in pass makes it faster, while the corpus's Triton transpose
+  /// (gfx942, its launch file's four shapes) has verified schedule gains. False when the corpus is absent.
+  bool use_kernel_with_headroom() {
+    auto corpus = asmevo::test::corpus_dir();
+    if (!corpus) return false;
+    k0 = (*corpus / "triton" / "transpose_f32_64.gfx942.hsaco").string();
+    launch = std::string(ASMEVO_SOURCE_DIR) + "/tests/data/launch/triton/transpose_f32_64.json";
+    return fs::exists(k0);
+  }
 };
 
 TEST_F(OptimizeCli, FindsAVerifiedModeledSpeedupAndWritesK1AndTheReport) {
+  if (!use_kernel_with_headroom()) GTEST_SKIP() << "corpus not found: set ASMEVO_CORPUS_DIR or place ../shared/corpus";
   const std::string before = slurp(k0);
   const fs::path k1 = dir / "k1.co", rep = dir / "r.html";
   auto r = run("optimize " + k0 + " --launch " + launch + " -o " + k1.string() + common + " --report " + rep.string() +
@@ -97,15 +110,19 @@ TEST_F(OptimizeCli, FindsAVerifiedModeledSpeedupAndWritesK1AndTheReport) {
   // The K1 it wrote verifies with the verifier a user runs (fresh seeds), and its modeled cycles are what it said.
   auto v = run("verify " + k0 + " " + k1.string() + " --launch " + launch + " --seed 99");
   EXPECT_EQ(v.code, 0) << v.out;
-  auto e = run("emulate " + k1.string() + " --launch " + launch + " --timing --json", false);
+  auto e = run("emulate " + k1.string() + " --launch " + launch + " --shape 0 --timing --json", false);
   ASSERT_EQ(e.code, 0) << e.out;
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(e.out)["modeled_cycles"].get<double>(), j["modeled_cycles_after"].get<double>());
   const std::string html = slurp(rep);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("</html>"), std::string::npos);
+  // K0 and K1 against the cost model's speed-of-light bound.
+  EXPECT_NE(html.find("K0 vs bound"), std::string::npos);
+  EXPECT_NE(html.find("K1 vs bound"), std::string::npos);
 }
 
 TEST_F(OptimizeCli, KilledAndResumedEndsExactlyLikeAnUninterruptedRun) {
+  if (!use_kernel_with_headroom()) GTEST_SKIP() << "corpus not found: set ASMEVO_CORPUS_DIR or place ../shared/corpus";
   // Long enough (a few seconds) that the kill lands in the middle.
   const std::string common = " --budget 60 --seed 5 --lineages 3";
   // The uninterrupted run.
@@ -234,6 +251,7 @@ TEST_F(OptimizeCli, TheLlmPathEndToEndAgainstAScriptedLoopbackServer) {
 }
 
 TEST_F(OptimizeCli, AResumedLogIsCheckedNotTrusted) {
+  if (!use_kernel_with_headroom()) GTEST_SKIP() << "corpus not found: set ASMEVO_CORPUS_DIR or place ../shared/corpus";
   const fs::path logdir = dir / "log", k1 = dir / "k1.co";
   auto a = run("optimize " + k0 + " --launch " + launch + " -o " + k1.string() + common + " --log " + logdir.string() +
                    " --json",

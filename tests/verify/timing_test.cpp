@@ -1,7 +1,11 @@
 // Tests of the cost model (timing.hpp): the rankings issue 5 asks for (loads issued early vs just before use; a
 // memory-bound kernel at lower vs higher occupancy; an MFMA chain with vs without independent work between dependent
-// MFMAs), trace recording, LDS occupancy in allocation granules, the accounting invariant (each wave's attributed
-// cycles add up to its modeled lifetime), and a sanity run on a Triton corpus kernel through `emulate` with timing on.
+// MFMAs) and those issue 27 adds (dwordx4 against dword loads on a stream; four loads in flight against one; a
+// software-pipelined row reduction against the plain loop; MFMAs interleaved with loads against MFMAs apart from them;
+// 8 against 2 waves per SIMD is ranking b), the cache hierarchy a working set walks, the speed-of-light bound (never
+// above the modeled cycles; what binds it), trace recording, LDS occupancy in allocation granules, the accounting
+// invariant (each wave's attributed cycles add up to its modeled lifetime), and a sanity run on a Triton corpus kernel
+// through `emulate` with timing on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -68,6 +74,17 @@ TimingReport model(const emu::test::Snippet& s, const std::vector<std::vector<Wa
   return model_timing(in);
 }
 
+/// The speed-of-light bound is a lower bound: each of its terms and their maximum are at most the modeled cycles,
+/// and the headroom is modeled / bound.
+void expect_bound(const TimingReport& r) {
+  const Bound& b = r.bound;
+  EXPECT_GT(b.cycles, 0u);
+  EXPECT_LE(b.cycles, r.modeled_cycles) << "bound by " << b.kind;
+  EXPECT_EQ(b.cycles, std::max({b.memory, b.issue, b.latency, b.launch}));
+  EXPECT_TRUE(b.kind == "memory" || b.kind == "issue" || b.kind == "latency" || b.kind == "launch") << b.kind;
+  EXPECT_NEAR(b.headroom, double(r.modeled_cycles) / double(b.cycles), 1e-9);
+}
+
 /// Every executed instruction of the traces appears in the report with the right execution count.
 void expect_accounted(const TimingReport& r, const std::vector<std::vector<WaveTrace>>& groups) {
   std::map<std::uint32_t, std::uint64_t> count;
@@ -79,6 +96,7 @@ void expect_accounted(const TimingReport& r, const std::vector<std::vector<WaveT
     EXPECT_EQ(row.executions, count[row.op_index]) << "i" << row.id.value << " " << row.mnemonic;
     EXPECT_GT(row.issue, 0u) << "every executed instruction takes at least its issue slot";
   }
+  expect_bound(r);
 }
 
 /// The accounting invariant a user reads the per-instruction breakdown by: every cycle of a wave's modeled life
@@ -104,7 +122,7 @@ void expect_lifetimes(const TimingReport& r, const std::vector<std::vector<WaveT
     last = std::max(last, w.end);
   }
   EXPECT_EQ(sum, r.wave_cycles) << "the per-wave figures are the per-instruction rows, split by wave";
-  EXPECT_EQ(last, r.simulated_cycles);
+  EXPECT_EQ(last + r.drain_cycles, r.simulated_cycles) << "the launch ends with its last wave and the stores' write-back";
   // With a single wave the rows alone are that wave's: their totals must add up to its life.
   if (r.waves.size() == 1) {
     std::uint64_t rows = 0;
@@ -403,6 +421,220 @@ TEST(Model, AttributedCyclesAddUpToEachWavesLife) {
   }
 }
 
+// ---- rankings hardware is known to show (issue 27) ------------------------------------------------------------
+
+/// `groups` workgroups of `waves` waves running `text`, each workgroup at its own 64 KiB of the buffer (cold lines),
+/// modeled on one CU.
+struct Many {
+  std::vector<std::unique_ptr<Traced>> runs;
+  std::vector<std::vector<WaveTrace>> groups;
+  const emu::test::Snippet* code = nullptr;
+};
+std::unique_ptr<Many> many(const std::string& text, unsigned groups, unsigned waves) {
+  auto m = std::make_unique<Many>();
+  for (unsigned g = 0; g < groups; ++g) {
+    m->runs.push_back(traced(text, waves, std::uint64_t{g} * 65536));
+    if (!m->runs.back()) return nullptr;
+    m->groups.push_back(m->runs.back()->traces);
+    m->code = m->runs.back()->s.get();
+  }
+  return m;
+}
+
+double ratio(const TimingReport& slow, const TimingReport& fast) {
+  return static_cast<double>(slow.modeled_cycles) / static_cast<double>(fast.modeled_cycles);
+}
+
+TEST(Ranking, DwordX4LoadsBeatDwordLoadsOnAStream) {
+  // Each wave streams 8 KiB it has not touched, one load at a time (load, wait, add), as a loop over a row does:
+  // 8 global_load_dwordx4 of 1 KiB, or 32 global_load_dword of 256 bytes. 16 workgroups of 4 waves on one CU.
+  std::string x4 = "\tv_lshlrev_b32 v2, 2, v1\n", x1;
+  for (int i = 0; i < 8; ++i)
+    x4 += "\tglobal_load_dwordx4 v[10:13], v2, s[0:1] offset:" + std::to_string(i * 1024 % 4096) +
+          (i >= 4 ? "\n\tv_add_u32 v2, 0x1000, v2\n" : "\n") + "\ts_waitcnt vmcnt(0)\n\tv_add_u32 v20, v10, v20\n";
+  for (int i = 0; i < 32; ++i)
+    x1 += "\tglobal_load_dword v10, v1, s[0:1] offset:" + std::to_string((i % 16) * 256) +
+          (i % 16 == 15 ? "\n\tv_add_u32 v1, 0x1000, v1\n" : "\n") + "\ts_waitcnt vmcnt(0)\n\tv_add_u32 v20, v10, v20\n";
+  auto a = many(x4, 16, 4), b = many(x1, 16, 4);
+  ASSERT_TRUE(a && b);
+  const TimingReport ra = model(*a->code, a->groups, 32, 0, 4), rb = model(*b->code, b->groups, 32, 0, 4);
+  expect_accounted(ra, a->groups);
+  expect_accounted(rb, b->groups);
+  EXPECT_EQ(ra.memory.hbm_lines + ra.memory.l1_lines + ra.memory.l2_lines + ra.memory.mall_lines,
+            rb.memory.hbm_lines + rb.memory.l1_lines + rb.memory.l2_lines + rb.memory.mall_lines)
+      << "the same bytes";
+  EXPECT_LT(ra.modeled_cycles, rb.modeled_cycles);
+  std::printf("[ranking x4] dwordx4 %llu cycles, dword %llu cycles, dword/dwordx4 = %.2f\n",
+              static_cast<unsigned long long>(ra.modeled_cycles), static_cast<unsigned long long>(rb.modeled_cycles),
+              ratio(rb, ra));
+}
+
+TEST(Ranking, FourLoadsInFlightBeatOne) {
+  // The same 16 dwordx4 loads per wave (16 KiB, cold), waited for one at a time or four at a time; 4 workgroups of
+  // 4 waves at one wave per SIMD (512 VGPRs), where nothing but the wave's own loads in flight hides the latency.
+  std::string one = "\tv_lshlrev_b32 v2, 2, v1\n", four = one;
+  for (int i = 0; i < 16; ++i) {
+    const std::string ld = "\tglobal_load_dwordx4 v[" + std::to_string(10 + 4 * (i % 4)) + ":" +
+                           std::to_string(13 + 4 * (i % 4)) + "], v2, s[0:1] offset:" + std::to_string((i % 4) * 1024) + "\n";
+    one += ld + "\ts_waitcnt vmcnt(0)\n\tv_add_u32 v40, v" + std::to_string(10 + 4 * (i % 4)) + ", v40\n";
+    if (i % 4 == 3) one += "\tv_add_u32 v2, 0x1000, v2\n";
+  }
+  for (int i = 0; i < 16; i += 4) {
+    for (int k = 0; k < 4; ++k)
+      four += "\tglobal_load_dwordx4 v[" + std::to_string(10 + 4 * k) + ":" + std::to_string(13 + 4 * k) +
+              "], v2, s[0:1] offset:" + std::to_string(k * 1024) + "\n";
+    four += "\ts_waitcnt vmcnt(0)\n";
+    for (int k = 0; k < 4; ++k) four += "\tv_add_u32 v40, v" + std::to_string(10 + 4 * k) + ", v40\n";
+    four += "\tv_add_u32 v2, 0x1000, v2\n";
+  }
+  auto a = many(four, 4, 4), b = many(one, 4, 4);
+  ASSERT_TRUE(a && b);
+  const TimingReport ra = model(*a->code, a->groups, 512, 0, 4), rb = model(*b->code, b->groups, 512, 0, 4);
+  EXPECT_EQ(ra.waves_per_simd, 1u);
+  expect_accounted(ra, a->groups);
+  expect_accounted(rb, b->groups);
+  EXPECT_LT(ra.modeled_cycles, rb.modeled_cycles);
+  std::printf("[ranking mlp] 4 loads in flight %llu cycles, 1 load in flight %llu cycles, one/four = %.2f\n",
+              static_cast<unsigned long long>(ra.modeled_cycles), static_cast<unsigned long long>(rb.modeled_cycles),
+              ratio(rb, ra));
+}
+
+TEST(Ranking, SoftwarePipelinedRowReductionBeatsThePlainLoop) {
+  // A row reduction of 8 chunks per wave, each chunk a dwordx4 load and 8 dependent adds. Plain: load chunk i, wait,
+  // reduce it. Pipelined: chunk i+1's load is issued before chunk i is reduced (vmcnt(1)). One wave per SIMD (the
+  // latency-bound case: nothing else hides the load).
+  auto load = [](int i) {
+    return "\tglobal_load_dwordx4 v[" + std::to_string(10 + 4 * (i % 2)) + ":" + std::to_string(13 + 4 * (i % 2)) +
+           "], v2, s[0:1] offset:" + std::to_string(i % 4 * 1024) + (i % 4 == 3 ? "\n\tv_add_u32 v2, 0x1000, v2\n" : "\n");
+  };
+  auto reduce = [](int i) {
+    std::string r;
+    const int base = 10 + 4 * (i % 2);
+    for (int k = 0; k < 4; ++k) r += "\tv_add_f32 v40, v" + std::to_string(base + k) + ", v40\n";
+    for (int k = 0; k < 4; ++k) r += "\tv_mul_f32 v40, v40, v40\n";
+    return r;
+  };
+  std::string plain = "\tv_lshlrev_b32 v2, 2, v1\n", piped = plain;
+  for (int i = 0; i < 8; ++i) plain += load(i) + "\ts_waitcnt vmcnt(0)\n" + reduce(i);
+  piped += load(0);
+  for (int i = 0; i < 8; ++i) {
+    if (i + 1 < 8) piped += load(i + 1) + "\ts_waitcnt vmcnt(1)\n";
+    else piped += "\ts_waitcnt vmcnt(0)\n";
+    piped += reduce(i);
+  }
+  auto a = many(piped, 1, 4), b = many(plain, 1, 4);
+  ASSERT_TRUE(a && b);
+  const TimingReport ra = model(*a->code, a->groups, 64, 0, 4), rb = model(*b->code, b->groups, 64, 0, 4);
+  expect_accounted(ra, a->groups);
+  expect_accounted(rb, b->groups);
+  EXPECT_LT(ra.modeled_cycles, rb.modeled_cycles);
+  EXPECT_EQ(rb.bound.kind, "latency") << "one wave per SIMD waiting on each load: the chain binds";
+  std::printf("[ranking pipeline] pipelined %llu cycles, plain %llu cycles, plain/pipelined = %.2f\n",
+              static_cast<unsigned long long>(ra.modeled_cycles), static_cast<unsigned long long>(rb.modeled_cycles),
+              ratio(rb, ra));
+}
+
+TEST(Ranking, MfmasInterleavedWithLoadsBeatMfmasApartFromThem) {
+  // One wave per SIMD computes 8 independent MFMAs on tiles it holds and loads the next 8 KiB (cold): "apart"
+  // issues the MFMAs, then the loads, then waits; "interleaved" alternates them, so the loads are in flight while
+  // the matrix unit works.
+  auto mfma = [](int i) {
+    const int d = 20 + 4 * (i % 4);
+    return "\tv_mfma_f32_16x16x16_f16 v[" + std::to_string(d) + ":" + std::to_string(d + 3) + "], v[2:3], v[4:5], v[" +
+           std::to_string(d) + ":" + std::to_string(d + 3) + "]\n";
+  };
+  auto load = [](int i) {
+    return "\tglobal_load_dwordx4 v[" + std::to_string(40 + 4 * i) + ":" + std::to_string(43 + 4 * i) +
+           "], v6, s[0:1] offset:" + std::to_string(i * 1024 % 4096) + (i == 3 ? "\n\tv_add_u32 v6, 0x1000, v6\n" : "\n");
+  };
+  std::string apart = "\tv_lshlrev_b32 v6, 2, v1\n", inter = apart;
+  for (int i = 0; i < 8; ++i) apart += mfma(i);
+  for (int i = 0; i < 8; ++i) apart += load(i);
+  for (int i = 0; i < 8; ++i) inter += load(i) + mfma(i);
+  apart += "\ts_waitcnt vmcnt(0)\n";
+  inter += "\ts_waitcnt vmcnt(0)\n";
+  auto a = many(inter, 1, 4), b = many(apart, 1, 4);
+  ASSERT_TRUE(a && b);
+  const TimingReport ra = model(*a->code, a->groups, 128, 0, 4), rb = model(*b->code, b->groups, 128, 0, 4);
+  expect_accounted(ra, a->groups);
+  expect_accounted(rb, b->groups);
+  EXPECT_LT(ra.modeled_cycles, rb.modeled_cycles);
+  std::printf("[ranking mfma+loads] interleaved %llu cycles, apart %llu cycles, apart/interleaved = %.2f\n",
+              static_cast<unsigned long long>(ra.modeled_cycles), static_cast<unsigned long long>(rb.modeled_cycles),
+              ratio(rb, ra));
+}
+
+// ---- the cache hierarchy and the bound -----------------------------------------------------------------------
+
+TEST(Hierarchy, AWorkingSetWalksTheLevelsByCapacity) {
+  // One wave re-reads N bytes (coalesced dwordx4 loads, each waited for): 16 KiB stays in L1, 1 MiB in L2 (this CU
+  // alone has its XCD's 4 MiB), so the second pass of each is served there; the first pass of both comes from HBM.
+  for (const unsigned kib : {16u, 1024u}) {
+    std::string text = "\tv_lshlrev_b32 v2, 2, v1\n\tv_mov_b32 v3, v2\n";
+    for (int pass = 0; pass < 2; ++pass) {
+      text += "\tv_mov_b32 v2, v3\n";
+      for (unsigned k = 0; k < kib; ++k) {
+        text += "\tglobal_load_dwordx4 v[10:13], v2, s[0:1]\n\ts_waitcnt vmcnt(0)\n\tv_add_u32 v2, 0x400, v2\n";
+      }
+    }
+    auto t = traced(text, 1);
+    ASSERT_TRUE(t);
+    const std::vector<std::vector<WaveTrace>> g{t->traces};
+    const TimingReport r = model(*t->s, g);
+    expect_bound(r);
+    const std::uint64_t lines = kib * 1024 / 128;
+    EXPECT_EQ(r.memory.hbm_lines, lines) << kib << " KiB: the first pass is cold";
+    if (kib <= 32) EXPECT_EQ(r.memory.l1_lines, lines) << "the second pass hits L1";
+    else EXPECT_EQ(r.memory.l2_lines, lines) << "the second pass hits L2";
+    // Per-load latency of the second pass, as the model charged it.
+    const InstTiming* ld = nullptr;
+    for (const auto& row : r.instructions)
+      if (row.mem_latency && (!ld || row.executions > ld->executions)) ld = &row;
+    ASSERT_TRUE(ld);
+    std::printf("[hierarchy] %u KiB: %llu HBM lines, %llu L2, %llu L1\n", kib,
+                static_cast<unsigned long long>(r.memory.hbm_lines), static_cast<unsigned long long>(r.memory.l2_lines),
+                static_cast<unsigned long long>(r.memory.l1_lines));
+  }
+}
+
+TEST(Bound, WhatBindsFollowsTheKernel) {
+  // Memory: many waves streaming cold lines. Latency: one wave, a chain of dependent loads. Issue: 16 waves of
+  // independent MFMAs.
+  std::string stream = "\tv_lshlrev_b32 v2, 2, v1\n";
+  for (int i = 0; i < 4; ++i)
+    stream += "\tglobal_load_dwordx4 v[" + std::to_string(10 + 4 * i) + ":" + std::to_string(13 + 4 * i) +
+              "], v2, s[0:1] offset:" + std::to_string(i * 1024) + "\n";
+  stream += "\ts_waitcnt vmcnt(0)\n";
+  auto m = many(stream, 32, 4);
+  ASSERT_TRUE(m);
+  const TimingReport rm = model(*m->code, m->groups, 32, 0, 4);
+  expect_bound(rm);
+  EXPECT_EQ(rm.bound.kind, "memory");
+  std::string chain = "\tv_mov_b32 v2, v1\n";
+  for (int i = 0; i < 8; ++i) chain += "\tglobal_load_dword v3, v2, s[0:1]\n\ts_waitcnt vmcnt(0)\n\tv_add_u32 v2, v3, v2\n";
+  auto c = traced(chain, 1);
+  ASSERT_TRUE(c);
+  const std::vector<std::vector<WaveTrace>> gc{c->traces};
+  const TimingReport rc = model(*c->s, gc);
+  expect_bound(rc);
+  EXPECT_EQ(rc.bound.kind, "latency");
+  EXPECT_GT(rc.bound.latency, 8u * timing_params(Target::gfx942).l1_latency.value) << "eight dependent loads";
+  std::string mf;
+  for (int i = 0; i < 16; ++i) {
+    const int d = 20 + 4 * (i % 4);
+    mf += "\tv_mfma_f32_16x16x16_f16 v[" + std::to_string(d) + ":" + std::to_string(d + 3) + "], v[2:3], v[4:5], v[" +
+          std::to_string(d) + ":" + std::to_string(d + 3) + "]\n";
+  }
+  auto f = traced(mf, 16);
+  ASSERT_TRUE(f);
+  const std::vector<std::vector<WaveTrace>> gf{f->traces};
+  const TimingReport rf = model(*f->s, gf, 64, 0, 16);
+  expect_bound(rf);
+  EXPECT_EQ(rf.bound.kind, "issue");
+  std::printf("[bound] stream %s (headroom %.2f), chain %s (%.2f), MFMAs %s (%.2f)\n", rm.bound.kind.c_str(),
+              rm.bound.headroom, rc.bound.kind.c_str(), rc.bound.headroom, rf.bound.kind.c_str(), rf.bound.headroom);
+}
+
 TEST(Occupancy, LdsIsAllocatedInGranules) {
   // AMDGPUUsage.rst, compute_pgm_rsrc2 table, GRANULATED_LDS_SIZE: a workgroup's LDS is allocated in granules of
   // 128 dwords = 512 B on GFX7-GFX12 (gfx90a, gfx942) and 320 dwords = 1280 B on GFX950. LDS per CU: 64 KiB on
@@ -536,6 +768,68 @@ TEST(Corpus, TritonSoftmaxTiming) {
   std::printf("[corpus] softmax_f32 gfx942 %ldx%ld: %llu modeled cycles, %zu instructions, %zu hot windows (top %.0f%%)\n",
               rows, cols, static_cast<unsigned long long>(t.modeled_cycles), t.instructions.size(), t.hot_windows.size(),
               100 * t.hot_windows.front().share);
+}
+
+}  // namespace
+
+namespace {
+
+// ---- the bound on every corpus kernel (issue 27) ---------------------------------------------------------------
+
+/// The modeled timing of `co` under the first launch of `launch_file` on gfx942, or an error text.
+std::optional<TimingReport> time_kernel(const std::filesystem::path& co, const std::filesystem::path& launch_file,
+                                        std::string& why) {
+  auto elf = codeobject::ElfFile::read(co.string());
+  if (!elf) return why = elf.error().message, std::nullopt;
+  auto enc = codeobject::encoder_for(*elf);
+  if (!enc) return why = enc.error().message, std::nullopt;
+  auto mod = codeobject::recover(*elf, **enc);
+  if (!mod) return why = mod.error().message, std::nullopt;
+  auto specs = verify::read_launch_file(launch_file);
+  if (!specs || specs->empty()) return why = specs ? "no launch" : specs.error().message, std::nullopt;
+  EmulateOptions o;
+  o.timing = true;
+  o.run.completion = Completion::eager;
+  auto r = emulate(*mod, *elf, specs->front(), o);
+  if (!r) return why = r.error().message, std::nullopt;
+  if (!r->ok() || !r->timing) return why = "stopped: " + r->stop.message, std::nullopt;
+  return *r->timing;
+}
+
+TEST(Corpus, TheBoundIsNeverAboveTheModeledCyclesOnAnyKernel) {
+  // Every kernel of inductor-dev/ (its own launch file) and of triton/ with a launch file in tests/data/launch/triton
+  // (first shape), on gfx942: bound <= modeled, and each kernel found runs (none skipped). scripts/headroom.sh prints
+  // the same kernels' headroom as a table.
+  ASMEVO_REQUIRE_CORPUS(dir);
+  namespace fs = std::filesystem;
+  std::vector<std::pair<fs::path, fs::path>> kernels;
+  for (const auto& e : fs::directory_iterator(dir / "inductor-dev")) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() != ".json" || name.ends_with(".meta.json") || name == "SUMMARY.json") continue;
+    const fs::path co = dir / "inductor-dev" / (e.path().stem().string() + ".gfx942.hsaco");
+    if (fs::exists(co)) kernels.emplace_back(co, e.path());
+  }
+  for (const auto& e : fs::directory_iterator(fs::path(ASMEVO_SOURCE_DIR) / "tests" / "data" / "launch" / "triton")) {
+    const fs::path co = dir / "triton" / (e.path().stem().string() + ".gfx942.hsaco");
+    if (e.path().extension() == ".json" && fs::exists(co)) kernels.emplace_back(co, e.path());
+  }
+  std::sort(kernels.begin(), kernels.end());
+  ASSERT_FALSE(kernels.empty());
+  std::map<std::string, unsigned> kinds;
+  unsigned ran = 0;
+  for (const auto& [co, launch] : kernels) {
+    SCOPED_TRACE(co.filename().string());
+    std::string why;
+    const auto t = time_kernel(co, launch, why);
+    ASSERT_TRUE(t) << why;
+    ++ran;
+    ++kinds[t->bound.kind];
+    expect_bound(*t);
+  }
+  EXPECT_EQ(ran, kernels.size()) << "every kernel found was modeled";
+  std::printf("[bound corpus] %u gfx942 kernels, bound <= modeled on each; bound by:", ran);
+  for (const auto& [k, n] : kinds) std::printf(" %s %u", k.c_str(), n);
+  std::printf("\n");
 }
 
 }  // namespace

@@ -86,13 +86,25 @@ Json timing_json(const emu::TimingReport& t) {
   j["groups_per_cu"] = t.groups_per_cu;
   j["occupancy_limiter"] = t.occupancy_limiter;
   j["wave_cycles"] = t.wave_cycles;
+  j["drain_cycles"] = t.drain_cycles;
+  // The speed-of-light bound for the same CU share: modeled_cycles >= bound_cycles; headroom = modeled / bound.
+  j["bound_cycles"] = t.bound.cycles;
+  j["bound_kind"] = t.bound.kind;
+  j["headroom"] = t.bound.headroom;
+  j["bound"] = {{"memory", t.bound.memory}, {"issue", t.bound.issue}, {"latency", t.bound.latency},
+                {"launch", t.bound.launch}};
   j["note"] = t.note;
+  j["memory"] = {{"l1_lines", t.memory.l1_lines},        {"l2_lines", t.memory.l2_lines},
+                 {"mall_lines", t.memory.mall_lines},    {"hbm_lines", t.memory.hbm_lines},
+                 {"store_lines", t.memory.store_lines},  {"tlb_misses", t.memory.tlb_misses},
+                 {"scalar_hits", t.memory.scalar_hits},  {"scalar_misses", t.memory.scalar_misses},
+                 {"busy_cus", t.share.busy_cus},         {"busy_cus_per_l2", t.share.busy_per_l2}};
   Json rows = Json::array();
   for (const auto& r : t.instructions)
     rows.push_back({{"id", "i" + std::to_string(r.id.value)}, {"mnemonic", std::string(r.mnemonic)},
                     {"executions", r.executions}, {"issue", r.issue}, {"stall_waitcnt", r.stall_waitcnt},
                     {"stall_dependency", r.stall_dependency}, {"stall_barrier", r.stall_barrier},
-                    {"stall_resource", r.stall_resource}});
+                    {"stall_resource", r.stall_resource}, {"mem_latency", r.mem_latency}});
   j["instructions"] = std::move(rows);
   Json hot = Json::array();
   for (const auto& h : t.hot_windows)
@@ -105,9 +117,18 @@ Json timing_json(const emu::TimingReport& t) {
 void print_timing(const emu::TimingReport& t) {
   std::cout << "modeled cycles: " << t.modeled_cycles << " (about " << t.modeled_us << " us on " << t.device
             << "; cost model, not a measurement)\n";
+  std::cout << "  speed of light: " << t.bound.cycles << " cycles, bound by " << t.bound.kind << " (memory "
+            << t.bound.memory << ", issue " << t.bound.issue << ", latency " << t.bound.latency << ", launch "
+            << t.bound.launch << "); modeled / bound = " << t.bound.headroom << "\n";
   std::cout << "  " << t.note << "\n";
   std::cout << "  occupancy: " << t.waves_per_simd << " wave(s) per SIMD, " << t.groups_per_cu
             << " workgroup(s) per CU (limited by " << t.occupancy_limiter << ")\n";
+  const auto& m = t.memory;
+  if (m.l1_lines + m.l2_lines + m.mall_lines + m.hbm_lines + m.store_lines + m.scalar_hits + m.scalar_misses)
+    std::cout << "  memory (lines of this CU's loads, by where they were found): L1 " << m.l1_lines << ", L2 "
+              << m.l2_lines << ", Infinity Cache " << m.mall_lines << ", HBM " << m.hbm_lines << "; lines stored "
+              << m.store_lines << "; TLB misses " << m.tlb_misses << "; scalar L1 " << m.scalar_hits << " hit(s), "
+              << m.scalar_misses << " miss(es)\n";
   std::vector<const emu::InstTiming*> by_stall;
   for (const auto& r : t.instructions)
     if (r.stalls()) by_stall.push_back(&r);

@@ -107,6 +107,21 @@ agent::ReportData report_data(const agent::SearchResult& r, const std::string& k
   };
   profile(r.profile_before, r.hot_before, d.insts_before, d.hot_before);
   profile(r.profile_after, r.hot_after, d.insts_after, d.hot_after);
+  if (r.bound_before.cycles) {
+    d.bound_before = static_cast<double>(r.bound_before.cycles);
+    d.profiled_before = static_cast<double>(r.profiled_before);
+    d.bound_kind_before = r.bound_before.kind;
+  }
+  if (r.bound_after.cycles) {
+    d.bound_after = static_cast<double>(r.bound_after.cycles);
+    d.profiled_after = static_cast<double>(r.profiled_after);
+    d.bound_kind_after = r.bound_after.kind;
+  }
+  if (r.bound_before.cycles)
+    d.notes.push_back("The bound is the cost model's speed of light for the same CU share: the largest of the "
+                      "compulsory HBM traffic at the CU's bandwidth share, the busiest issue unit, the longest "
+                      "dependent chain of one wave alone, and the workgroup launches; modeled cycles are never below "
+                      "it.");
   d.notes.push_back("Every accepted candidate verified equivalent to K0 (static checks, then every shape and trial of "
                     "the launch) before it was timed; a candidate that failed was never timed.");
   if (r.modeled)

@@ -474,7 +474,8 @@ struct FactSources {
       s += "; its pass count is not in asmevo's MFMA table (analysis/mfma_info.hpp): the cost model guesses it";
     }
   } else if (f.has(pr::smem)) {
-    s += "; scalar memory: data after " + cyc("smem_latency", p.smem_latency);
+    s += "; scalar memory: data after " + cyc("smem_latency", p.smem_latency) + " on a scalar-L1 hit, " +
+         cyc("smem_miss", p.smem_miss) + " more on a miss";
   } else if (f.has(pr::ds)) {
     s += "; LDS: data after " + cyc("lds_latency", p.lds_latency) + " without bank conflicts (" +
          std::to_string(p.lds_banks.value) + " dword banks [lds_banks]; a conflict serialises)";
@@ -482,8 +483,9 @@ struct FactSources {
   } else if (f.props & (pr::vmem | pr::flat)) {
     s += "; vector memory: holds the memory pipe " + cyc("vmem_issue", p.vmem_issue);
     if (f.has(pr::load) || f.has(pr::atomic_ret))
-      s += "; data after " + cyc("l2_latency", p.l2_latency) + " on an L2 hit, " + cyc("hbm_latency", p.hbm_latency) +
-           " from HBM";
+      s += "; data after " + cyc("l1_latency", p.l1_latency) + " on an L1 hit, " + cyc("l2_latency", p.l2_latency) +
+           " from L2, " + (p.mall_bytes.value ? cyc("mall_latency", p.mall_latency) + " from the Infinity Cache, " : "") +
+           cyc("hbm_latency", p.hbm_latency) + " from HBM (a TLB miss adds " + cyc("tlb_miss", p.tlb_miss) + ")";
   } else if (f.has(pr::valu)) {
     const bool f64 = mn.find("_f64") != std::string_view::npos;
     s += "; VALU ";

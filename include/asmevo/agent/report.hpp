@@ -89,6 +89,10 @@ struct ReportData {
   std::vector<ReportHotInst> insts_after;   ///< K1's profile (may be empty)
   std::vector<ReportHotWindow> hot_after;   ///< K1's hot windows
   std::vector<std::string> notes;           ///< limits, what was deferred, the verification receipt's summary
+  /// The cost model's speed-of-light bound (modeled cycles on the timed shape) of K0 and of K1, what binds each, and
+  /// the modeled cycles of the same runs; 0 where not computed (a measured run).
+  double bound_before = 0, bound_after = 0, profiled_before = 0, profiled_after = 0;
+  std::string bound_kind_before, bound_kind_after;
 };
 
 /// Most bars a heat strip draws: a longer kernel is drawn in contiguous buckets of instructions, each bar the sum of
@@ -870,6 +874,13 @@ inline void fact(std::string& o, std::string_view name, const std::string& html_
   r::fact(o, "tokens", r::grouped(d.tokens));
   r::fact(o, "wall time", r::duration(d.seconds));
   r::fact(o, "seed", std::to_string(d.seed));
+  // Against the speed of light: the model's lower bound for the same CU share, and how far each kernel is from it.
+  auto against = [&](double modeled, double bound, const std::string& kind) {
+    return r::value(modeled) + " / " + r::value(bound) + " cycles = " + r::times(modeled / bound) + " the bound (" +
+           r::esc(kind) + ")";
+  };
+  if (d.bound_before > 0) r::fact(o, "K0 vs bound", against(d.profiled_before, d.bound_before, d.bound_kind_before));
+  if (d.bound_after > 0) r::fact(o, "K1 vs bound", against(d.profiled_after, d.bound_after, d.bound_kind_after));
   o += "</dl>\n<nav><a href=\"#progress\">progress</a><a href=\"#accepted\">accepted edits</a><a href=\"#diff\">diff"
        "</a><a href=\"#hot\">hot windows</a><a href=\"#notes\">notes</a></nav>\n";
 

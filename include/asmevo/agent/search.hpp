@@ -122,6 +122,10 @@ struct SearchResult {
   std::vector<HotSpot> hot_before, hot_after;
   /// Every instruction of the launched kernel's profile: (id text, instruction text, attributed wave-cycles).
   std::vector<std::tuple<std::string, std::string, double>> profile_before, profile_after;
+  /// The cost model's speed-of-light bound (emu::Bound) of K0 and of the best candidate on the timed shape, and the
+  /// modeled cycles of the same runs (zero cycles where not computed).
+  emu::Bound bound_before, bound_after;
+  std::uint64_t profiled_before = 0, profiled_after = 0;
   [[nodiscard]] double speedup() const noexcept { return cost_after > 0 ? cost_before / cost_after : 1; }
 };
 
@@ -272,7 +276,7 @@ class Search {
       ln.best.emplace_back(0, k0_time_.median);
       lineages_.push_back(std::move(ln));
     }
-    auto prof = profile(*lineages_[0].co, lineages_[0].module.program);
+    auto prof = profile(*lineages_[0].co, lineages_[0].module.program, &res.bound_before, &res.profiled_before);
     if (!prof) return unexpected(std::move(prof).error());
     for (auto& ln : lineages_) ln.hot = prof->first, ln.hot_fresh = true;
     res.hot_before = prof->first;
@@ -414,13 +418,16 @@ class Search {
   /// The hot windows and per-instruction profile of `co` (the emulator's cost model, on the timed shape), with ids
   /// mapped to `prog`'s (the lineage program it was built from: same instructions in the same order).
   [[nodiscard]] Expected<std::pair<std::vector<HotSpot>, std::vector<std::tuple<std::string, std::string, double>>>>
-  profile(const verify::CodeObject& co, const Program& prog) const {
+  profile(const verify::CodeObject& co, const Program& prog, emu::Bound* bound = nullptr,
+          std::uint64_t* modeled = nullptr) const {
     emu::EmulateOptions eo;
     eo.timing = true;
     auto r = emu::emulate(co.module, co.elf, shapes_[opt_.timed_shape], eo);
     if (!r) return unexpected(std::move(r).error());
     if (!r->ok() || !r->timing)
       return fail(DiagCode::usage, co.path + " does not run cleanly on the launch's timed shape: " + r->stop.message);
+    if (bound) *bound = r->timing->bound;
+    if (modeled) *modeled = r->timing->modeled_cycles;
     // The rebuilt object's instructions, matched to the program's: the same sequence up to what the rebuild adds
     // (alignment padding), matched by text as the verifier aligns code (verify::align).
     std::vector<InstId> from, to;
@@ -807,7 +814,7 @@ class Search {
       res.k1.assign(best.co->elf.bytes().begin(), best.co->elf.bytes().end());
       res.k1_program = best.module.program;
       best.hot_fresh = false;
-      auto p = profile(*best.co, best.module.program);
+      auto p = profile(*best.co, best.module.program, &res.bound_after, &res.profiled_after);
       if (p) res.hot_after = std::move(p->first), res.profile_after = std::move(p->second);
     } else {
       res.cost_after = res.cost_before;

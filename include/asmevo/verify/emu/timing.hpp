@@ -7,9 +7,11 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <list>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -29,7 +31,8 @@ using analysis::MfmaType;
 
 /// What one executed memory instruction did, as far as the cost model cares.
 struct TraceMem {
-  std::uint32_t first_line = 0;  ///< into WaveTrace::lines: the distinct cache lines a vector memory op touched
+  std::uint32_t first_line = 0;  ///< into WaveTrace::lines: the distinct lines the op touched (vector memory: L2
+                                 ///< lines, TimingParams::cache_line; scalar memory: scalar-L1 lines, scalar_line)
   std::uint32_t nlines = 0;
   std::uint16_t lanes = 0;       ///< lanes that accessed memory
   std::uint16_t lds_cycles = 0;  ///< LDS: cycles of the LDS pipeline (bandwidth and bank conflicts)
@@ -45,7 +48,7 @@ struct TraceStep {
 struct WaveTrace {
   std::vector<TraceStep> steps;
   std::vector<TraceMem> mems;
-  std::vector<std::uint64_t> lines;  ///< cache-line numbers (address / cache_line)
+  std::vector<std::uint64_t> lines;  ///< line numbers (address / line size)
   std::uint64_t last_seq = 0;        ///< sequence number of the last MemOp recorded
   void clear() noexcept {
     steps.clear();
@@ -75,13 +78,20 @@ namespace detail {
   return std::max(d, 1u);
 }
 
+/// Dwords a scalar memory instruction reads (its sdst), at least one.
+[[nodiscard]] inline unsigned data_dwords_scalar(const Op& op) noexcept {
+  return op.has(Name::sdst) ? std::max<unsigned>(op.at(Name::sdst).dwords, 1u) : 1u;
+}
+
 /// LDS pipeline cycles of one DS access: lanes are served in groups that fit the LDS width (128 bytes per clock);
 /// a group takes as many cycles as the most-used bank has distinct dwords (MI300 ISA Data Share Operations: 32 dword banks; lanes
 /// reading the same dword are a broadcast, not a conflict).
 [[nodiscard]] inline unsigned lds_cycles(const MemOp& m, const Op& op, unsigned banks, unsigned bytes_per_cycle) {
   const std::string_view mn = op.mnemonic();
   const LaneMask act = m.exec;
-  const unsigned dw = data_dwords(op);
+  // ds_read2*: the destination holds both accesses; each lane's access is half of it (ds_write2's data0 is one).
+  const bool read2 = op.has(Name::offset1) && op.has(Name::vdst);
+  const unsigned dw = read2 ? std::max(1u, data_dwords(op) / 2) : data_dwords(op);
   if (mn.starts_with("ds_swizzle") || mn.starts_with("ds_permute") || mn.starts_with("ds_bpermute") || !op.has(Name::addr))
     return std::max(1u, (static_cast<unsigned>(std::popcount(act)) * 4 + bytes_per_cycle - 1) / bytes_per_cycle);
   const unsigned per_group = std::max(1u, bytes_per_cycle / (4 * dw));
@@ -150,7 +160,13 @@ inline void trace_step(Wave& w, const Op& op) {
         tm.nlines = n;
         t->lines.insert(t->lines.end(), ls.begin(), ls.begin() + n);
       } else {
+        // Scalar memory: the lines of the one address (MemOp::addr[0]) the op reads.
         tm.lanes = 1;
+        const unsigned shift = static_cast<unsigned>(std::countr_zero(p.scalar_line.value));
+        const std::uint64_t a = m->addr[0], last = a + 4ull * detail::data_dwords_scalar(op) - 1;
+        tm.first_line = static_cast<std::uint32_t>(t->lines.size());
+        for (std::uint64_t l = a >> shift; l <= last >> shift; ++l) t->lines.push_back(l);
+        tm.nlines = static_cast<std::uint32_t>(t->lines.size() - tm.first_line);
       }
       s.mem = static_cast<std::uint32_t>(t->mems.size());
       t->mems.push_back(tm);
@@ -175,6 +191,9 @@ struct InstTiming {
   std::uint64_t stall_dependency = 0;
   std::uint64_t stall_barrier = 0;
   std::uint64_t stall_resource = 0;
+  /// Memory instructions: issue-to-data cycles summed over the executions (a load's load-to-use latency as modeled,
+  /// queueing included; a store's until its acknowledgement). 0 for the rest.
+  std::uint64_t mem_latency = 0;
   [[nodiscard]] std::uint64_t stalls() const noexcept { return stall_waitcnt + stall_dependency + stall_barrier + stall_resource; }
   [[nodiscard]] std::uint64_t total() const noexcept { return issue + stalls(); }
 };
@@ -197,6 +216,57 @@ struct WaveTiming {
   std::uint64_t attributed = 0;  ///< InstTiming::issue + stalls, summed over this wave's executed instructions
 };
 
+/// Where the modeled accesses of the launch's CU found their data: vector lines by the level that served them, the
+/// TLB, and the scalar L1.
+struct MemoryStats {
+  std::uint64_t l1_lines = 0, l2_lines = 0, mall_lines = 0, hbm_lines = 0;  ///< vector loads' lines, by level
+  std::uint64_t store_lines = 0;                                             ///< lines written
+  std::uint64_t tlb_misses = 0;                                              ///< vector and scalar accesses
+  std::uint64_t scalar_hits = 0, scalar_misses = 0;                          ///< scalar-L1 lines
+};
+
+/// The cache capacities and bandwidths one CU gets in a launch: its share of what it shares with the other busy CUs
+/// (L2 and TLB with those of its L2 domain, the Infinity Cache and HBM with every busy CU), the whole of what it
+/// has alone, and never more bandwidth than its L1 can take in (TimingParams::l1_bytes_per_cycle).
+struct CuShare {
+  std::uint32_t busy_cus = 1;          ///< CUs with a workgroup: min(workgroups, cus)
+  std::uint32_t busy_per_l2 = 1;       ///< of them in this CU's L2 domain (workgroups go round-robin over domains)
+  std::uint64_t l1_lines = 0, l2_lines = 0, mall_lines = 0, scalar_lines = 0, tlb_pages = 0;
+  double l2_bytes_per_cycle = 0, mall_bytes_per_cycle = 0, hbm_bytes_per_cycle = 0;
+};
+
+/// The share of one CU of a launch of `workgroups` workgroups on `cus` CUs.
+[[nodiscard]] inline CuShare cu_share(const TimingParams& p, std::uint64_t workgroups, std::uint32_t cus) {
+  CuShare c;
+  cus = std::max<std::uint32_t>(cus, 1);
+  c.busy_cus = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(workgroups, 1, cus));
+  const std::uint32_t per_l2 = std::clamp<std::uint32_t>(p.cus_per_l2.value, 1, cus);
+  const std::uint32_t domains = std::max<std::uint32_t>(1, cus / per_l2);
+  c.busy_per_l2 = std::clamp<std::uint32_t>((c.busy_cus + domains - 1) / domains, 1, per_l2);
+  const std::uint64_t line = std::max(1u, p.cache_line.value);
+  c.l1_lines = p.l1_bytes.value / line;
+  c.l2_lines = p.l2_bytes.value / c.busy_per_l2 / line;
+  c.mall_lines = p.mall_bytes.value / c.busy_cus / line;
+  c.scalar_lines = p.scalar_cache_bytes.value / (c.busy_cus > 1 ? 2 : 1) / std::max(1u, p.scalar_line.value);
+  c.tlb_pages = std::max<std::uint64_t>(1, p.tlb_entries.value / c.busy_per_l2);
+  const double cap = p.l1_bytes_per_cycle.value;
+  c.l2_bytes_per_cycle = std::min(cap, double(p.l2_bytes_per_cycle.value) / c.busy_per_l2);
+  c.mall_bytes_per_cycle = std::min(cap, double(p.mall_bytes_per_cycle.value) / c.busy_cus);
+  c.hbm_bytes_per_cycle = std::min(cap, double(p.hbm_bytes_per_cycle.value) / c.busy_cus);
+  return c;
+}
+
+/// A lower bound on the modeled cycles of a launch (its speed of light for the same CU share) and what binds it.
+struct Bound {
+  std::uint64_t memory = 0;   ///< the CU's compulsory HBM bytes at its bandwidth share; its vector memory and LDS pipes
+  std::uint64_t issue = 0;    ///< the busiest unit's cycles (VALU, MFMA passes, SALU, ...), spread over the SIMDs
+  std::uint64_t latency = 0;  ///< the longest dependent chain of one wave alone (unloaded latencies)
+  std::uint64_t launch = 0;   ///< launching the CU's workgroups, round after round
+  std::uint64_t cycles = 0;   ///< the largest of the four
+  std::string kind;           ///< which: "memory", "issue", "latency", "launch"
+  double headroom = 0;        ///< modeled_cycles / cycles (>= 1)
+};
+
 /// What the cost model says about a launch. All cycle counts are *modeled* shader-clock cycles.
 struct TimingReport {
   Target target = Target::gfx942;
@@ -212,6 +282,10 @@ struct TimingReport {
   unsigned waves_per_simd = 0;         ///< occupancy limit
   unsigned groups_per_cu = 0;          ///< resident workgroups limit
   std::string occupancy_limiter;       ///< "vgprs", "sgprs", "lds", "waves", "workgroups"
+  CuShare share;                       ///< the caches and bandwidths the modeled CU gets
+  MemoryStats memory;                  ///< where its accesses found their data
+  std::uint64_t drain_cycles = 0;      ///< after the last wave ended, until the stores' write-back reached HBM
+  Bound bound;                         ///< speed of light for the same CU share
   std::uint64_t wave_cycles = 0;       ///< sum of InstTiming::total over all instructions
   std::vector<InstTiming> instructions;  ///< executed instructions, by Op index (per-instruction figures are
                                          ///< those of the modeled workgroups, not scaled)
@@ -247,6 +321,7 @@ struct OpCost {
   std::uint32_t latency = 0;  ///< result registers ready this long after issue
   std::uint32_t hold = 0;     ///< cycles before the wave's next issue
   bool store = false, flat = false, mfma = false;
+  bool atomic = false;        ///< performed at L2: bypasses the vector L1
   Waitcnt wc{};
   std::uint32_t srcc_first = 0, srcc_count = 0;  ///< MFMA srcC rows
 };
@@ -302,6 +377,7 @@ struct OpCost {
     c.unit = TUnit::vmem;
     c.flat = f.format == isa::Format::FLAT;
     c.store = f.has(pr::store) || f.has(pr::atomic_noret);
+    c.atomic = f.has(pr::atomic);
   } else if (f.has(pr::valu)) {
     c.unit = TUnit::valu;
     const bool f64 = mn.find("_f64") != std::string_view::npos;
@@ -319,6 +395,116 @@ struct OpCost {
   return c;
 }
 
+/// A fully associative least-recently-used set of lines with a capacity: the model's stand-in for a set-associative
+/// cache (conflict misses are not modeled). A capacity of 0 holds nothing.
+class LruLines {
+ public:
+  explicit LruLines(std::uint64_t capacity = 0) : cap_(capacity) {}
+  /// Whether `line` was held. Either way it is the most recently used line afterwards: a miss inserts it, and evicts
+  /// the least recently used line when the set is full.
+  bool touch(std::uint64_t line) {
+    if (cap_ == 0) return false;
+    if (const auto it = where_.find(line); it != where_.end()) {
+      order_.splice(order_.begin(), order_, it->second);
+      return true;
+    }
+    order_.push_front(line);
+    where_.emplace(line, order_.begin());
+    if (order_.size() > cap_) {
+      where_.erase(order_.back());
+      order_.pop_back();
+    }
+    return false;
+  }
+
+ private:
+  std::uint64_t cap_;
+  std::list<std::uint64_t> order_;  ///< most recent first
+  std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> where_;
+};
+
+/// The cache hierarchy of one modeled CU: its L1 and scalar L1, and its shares of L2, the Infinity Cache and the
+/// TLB, all empty at launch; the bandwidth queues of L2, the Infinity Cache and HBM (the cycle each is free again).
+struct Hierarchy {
+  LruLines l1, l2, mall, scalar, tlb;
+  std::uint64_t l2_free = 0, mall_free = 0, dram_free = 0;
+  explicit Hierarchy(const CuShare& s)
+      : l1(s.l1_lines), l2(s.l2_lines), mall(s.mall_lines), scalar(s.scalar_lines), tlb(s.tlb_pages) {}
+};
+
+/// Cycles `bytes` hold a queue that moves `per_cycle` bytes a cycle (at least one).
+[[nodiscard]] inline std::uint64_t transfer_cycles(std::uint64_t bytes, double per_cycle) noexcept {
+  if (per_cycle <= 0) return bytes;
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(bytes) / per_cycle + 0.999999));
+}
+
+inline void insert_sorted(std::vector<std::uint64_t>& q, std::uint64_t t) { q.insert(std::upper_bound(q.begin(), q.end(), t), t); }
+
+/// The time at which at most `n` of `q`'s operations are outstanding.
+[[nodiscard]] inline std::uint64_t wait_until(const std::vector<std::uint64_t>& q, unsigned n) noexcept {
+  return q.size() <= n ? 0 : q[q.size() - n - 1];
+}
+inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
+  if (q.size() > n) q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(q.size() - n));
+}
+
+/// The same wave alone on the CU: no other wave to share a unit, a queue or a barrier with, every memory access at
+/// the latency of the level the full model found it in without queueing. Replayed step by step beside the wave; its
+/// life is the wave's longest dependent chain (TimingReport::bound, latency), never longer than the wave's modeled life.
+struct Shadow {
+  std::uint64_t ready = 0, end = 0;
+  std::vector<std::uint64_t> vmq, lgq, vready, sready;
+  std::vector<bool> by_mfma;
+};
+
+/// When the registers `op` reads are ready for wave state `w` (a SimWave or a Shadow): the latest producer, except
+/// an MFMA's srcC that an MFMA wrote (forwarded).
+template <class W>
+[[nodiscard]] std::uint64_t operands_ready(const W& w, const Op& op, const OpCost& c) {
+  std::uint64_t dep = w.ready;
+  for (unsigned q = 0; q < op.nreads; ++q) {
+    const RegRange& rr = op.reads[q];
+    for (unsigned x = 0; x < rr.count; ++x) {
+      const unsigned reg = rr.first + x;
+      if (rr.vector) {
+        if (reg >= vector_rows) continue;
+        if (c.mfma && reg >= c.srcc_first && reg < c.srcc_first + c.srcc_count && w.by_mfma[reg]) continue;  // srcC forwarding
+        dep = std::max(dep, w.vready[reg]);
+      } else if (reg < 128) {
+        dep = std::max(dep, w.sready[reg]);
+      }
+    }
+  }
+  return dep;
+}
+
+/// When the wait of `c` (s_waitcnt, or s_endpgm's implicit wait for everything) is satisfied for wave state `w`.
+template <class W>
+[[nodiscard]] std::uint64_t waits_done(const W& w, const OpCost& c) {
+  if (c.kind == TKind::waitcnt) return std::max({w.ready, wait_until(w.vmq, c.wc.vm), wait_until(w.lgq, c.wc.lgkm)});
+  if (c.kind == TKind::endpgm)
+    return std::max({w.ready, w.vmq.empty() ? 0 : w.vmq.back(), w.lgq.empty() ? 0 : w.lgq.back()});
+  return w.ready;
+}
+
+/// Records the results of a non-memory instruction issued at `t` (a load's destination is covered by s_waitcnt).
+template <class W>
+void write_results(W& w, const Op& op, const OpCost& c, std::uint64_t t) {
+  if (c.unit != TUnit::valu && c.unit != TUnit::mfma && c.unit != TUnit::salu) return;
+  for (unsigned q = 0; q < op.nwrites; ++q) {
+    const RegRange& rr = op.writes[q];
+    for (unsigned x = 0; x < rr.count; ++x) {
+      const unsigned reg = rr.first + x;
+      if (rr.vector && reg < vector_rows) {
+        w.vready[reg] = t + c.latency;
+        w.by_mfma[reg] = c.mfma;
+      } else if (!rr.vector && reg < 128) {
+        w.sready[reg] = t + c.latency;
+      }
+    }
+  }
+}
+
 struct SimWave {
   const WaveTrace* tr = nullptr;
   std::size_t k = 0;
@@ -331,6 +517,7 @@ struct SimWave {
   std::vector<std::uint64_t> vmq, lgq;  ///< completion times of outstanding ops per counter, ascending
   std::vector<std::uint64_t> vready, sready;
   std::vector<bool> by_mfma;
+  Shadow alone;
 };
 
 struct SimGroup {
@@ -339,16 +526,6 @@ struct SimGroup {
   std::uint64_t max_arrival = 0;
   bool live = false;
 };
-
-inline void insert_sorted(std::vector<std::uint64_t>& q, std::uint64_t t) { q.insert(std::upper_bound(q.begin(), q.end(), t), t); }
-
-/// The time at which at most `n` of `q`'s operations are outstanding.
-[[nodiscard]] inline std::uint64_t wait_until(const std::vector<std::uint64_t>& q, unsigned n) noexcept {
-  return q.size() <= n ? 0 : q[q.size() - n - 1];
-}
-inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
-  if (q.size() > n) q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(q.size() - n));
-}
 
 /// Hot windows: runs of executed instructions (in address order) whose cost is above the mean, joined across gaps
 /// of at most two cooler instructions, ranked by cycles.
@@ -394,8 +571,10 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
 /// the SIMDs; each cycle the earliest-ready wave issues (oldest first on ties), held by the issue cadence of its
 /// instruction class, by register dependencies on earlier results, by s_waitcnt against the modeled completion
 /// times of its outstanding memory operations (vector memory returns in order; LDS and SMEM as the lgkm counter
-/// allows), by s_barrier, s_nop and MFMA passes. Memory completion adds a queueing term per CU (LDS cycles, vector
-/// L1 lines, the CU's share of HBM bandwidth for lines not seen before). Deterministic.
+/// allows), by s_barrier, s_nop and MFMA passes. A memory access takes the latency of the level that holds its data
+/// (L1, L2, Infinity Cache, HBM; the scalar L1 for scalar loads; a TLB miss adds its cost) plus a queueing term per
+/// level (LDS cycles, vector L1 lines, the CU's share of L2, Infinity Cache and HBM bandwidth, CuShare). So the
+/// bandwidth a wave gets rises with the loads it keeps in flight until the CU's share binds. Deterministic.
 [[nodiscard]] inline TimingReport model_timing(const TimingInput& in, const TimingParams& p) {
   using namespace detail;
   TimingReport r;
@@ -445,8 +624,23 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
   std::vector<std::array<std::uint64_t, static_cast<std::size_t>(TUnit::count_)>> unit_free(simds);
   for (auto& u : unit_free) u.fill(0);
   std::vector<unsigned> simd_waves(simds, 0);
-  std::uint64_t vmem_free = 0, lds_free = 0, dram_free = 0;
-  std::unordered_set<std::uint64_t> seen_lines;
+  std::uint64_t vmem_free = 0, lds_free = 0;
+  r.share = cu_share(p, in.workgroups, r.cus);
+  Hierarchy mem(r.share);
+  // For the bound: the busy cycles of each unit, of the CU's vector memory and LDS pipes, the distinct lines the CU
+  // touched, and the longest chain of one wave alone.
+  std::array<std::uint64_t, static_cast<std::size_t>(TUnit::count_)> unit_busy{};
+  std::uint64_t vmem_service = 0, lds_pipe = 0, chain = 0;
+  std::unordered_set<std::uint64_t> distinct;
+  const std::uint64_t line_bytes = std::max(1u, p.cache_line.value);
+  const std::uint64_t page_lines = std::max<std::uint64_t>(1, p.page_bytes.value / line_bytes);
+  // The TLB: one translation per page an access touches; a miss adds tlb_miss once per instruction (the walks of
+  // one access overlap).
+  auto translate = [&](std::uint64_t page) {
+    if (mem.tlb.touch(page)) return false;
+    ++r.memory.tlb_misses;
+    return true;
+  };
   std::vector<InstTiming> rows(ops.size());
   std::vector<SimWave> waves;
   std::vector<SimGroup> groups;
@@ -480,6 +674,10 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
         w.vready.assign(vector_rows, 0);
         w.sready.assign(128, 0);
         w.by_mfma.assign(vector_rows, false);
+        w.alone.ready = w.ready;
+        w.alone.vready.assign(vector_rows, 0);
+        w.alone.sready.assign(128, 0);
+        w.alone.by_mfma.assign(vector_rows, false);
         if (w.done) { --simd_waves[best]; continue; }
         g.waves.push_back(static_cast<unsigned>(waves.size()));
         ++g.alive;
@@ -521,25 +719,8 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
       const TraceStep& s = w.tr->steps[w.k];
       const OpCost& c = cost[s.op];
       const Op& op = ops[s.op];
-      std::uint64_t dep = w.ready;
-      for (unsigned q = 0; q < op.nreads; ++q) {
-        const RegRange& rr = op.reads[q];
-        for (unsigned x = 0; x < rr.count; ++x) {
-          const unsigned reg = rr.first + x;
-          if (rr.vector) {
-            if (reg >= vector_rows) continue;
-            if (c.mfma && reg >= c.srcc_first && reg < c.srcc_first + c.srcc_count && w.by_mfma[reg]) continue;  // srcC forwarding
-            dep = std::max(dep, w.vready[reg]);
-          } else if (reg < 128) {
-            dep = std::max(dep, w.sready[reg]);
-          }
-        }
-      }
-      std::uint64_t wait = w.ready;
-      if (c.kind == TKind::waitcnt)
-        wait = std::max({wait, wait_until(w.vmq, c.wc.vm), wait_until(w.lgq, c.wc.lgkm)});
-      else if (c.kind == TKind::endpgm)
-        wait = std::max({wait, w.vmq.empty() ? 0 : w.vmq.back(), w.lgq.empty() ? 0 : w.lgq.back()});
+      const std::uint64_t dep = operands_ready(w, op, c);
+      const std::uint64_t wait = waits_done(w, c);
       std::uint64_t t = std::max({w.ready, dep, wait});
       if (c.unit != TUnit::none) t = std::max(t, unit_free[w.simd][static_cast<std::size_t>(c.unit)]);
       if (t < best) { best = t; pick = wi; pick_dep = dep; pick_wait = wait; }
@@ -562,41 +743,79 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
     w.attributed += wait_stall + dep_stall + resource_stall;
     std::uint64_t hold = c.hold;
     if (c.unit != TUnit::none) unit_free[w.simd][static_cast<std::size_t>(c.unit)] = t + std::max<std::uint64_t>(c.busy, 1);
-    // Results of non-memory instructions (a load's destination is covered by s_waitcnt instead).
-    if (c.unit == TUnit::valu || c.unit == TUnit::mfma || c.unit == TUnit::salu) {
-      for (unsigned q = 0; q < op.nwrites; ++q) {
-        const RegRange& rr = op.writes[q];
-        for (unsigned x = 0; x < rr.count; ++x) {
-          const unsigned reg = rr.first + x;
-          if (rr.vector && reg < vector_rows) {
-            w.vready[reg] = t + c.latency;
-            w.by_mfma[reg] = c.mfma;
-          } else if (!rr.vector && reg < 128) {
-            w.sready[reg] = t + c.latency;
-          }
-        }
-      }
-    }
+    write_results(w, op, c, t);
+    // The wave alone (Shadow): the same step with no contention.
+    Shadow& sh = w.alone;
+    const std::uint64_t ts = std::max(operands_ready(sh, op, c), waits_done(sh, c));
+    write_results(sh, op, c, ts);
+    std::uint64_t unloaded = 0;  // this step's memory access: issue to data at idle, at the level the model found
     const TraceMem* tm = s.mem != ~0u && s.mem < w.tr->mems.size() ? &w.tr->mems[s.mem] : nullptr;
     switch (c.unit) {
       case TUnit::vmem: {
-        // The CU's vector memory pipe: address processing, then one line per L1 access; lines this CU has not
-        // touched before come from HBM at the CU's share of its bandwidth, the rest hit in L2.
+        // The CU's vector memory pipe takes the addresses and one L1 access per line; each line is then found in the
+        // nearest level that holds it (atomics are performed at L2 and skip L1; stores write through to L2, which
+        // allocates them, and their write-back takes HBM bandwidth when the line was not in L2). A level's lines
+        // queue for its bandwidth share; the data is there when the slowest level has delivered.
         const unsigned nlines = tm ? tm->nlines : 1;
         const std::uint64_t service = std::max<std::uint64_t>(
-            p.vmem_issue.value, (std::uint64_t{nlines} * p.cache_line.value + p.l1_bytes_per_cycle.value - 1) / p.l1_bytes_per_cycle.value);
+            p.vmem_issue.value, transfer_cycles(std::uint64_t{nlines} * line_bytes, p.l1_bytes_per_cycle.value));
         const std::uint64_t t0 = std::max(t, vmem_free);
         vmem_free = t0 + service;
-        unsigned cold = 0;
-        if (tm)
-          for (std::uint32_t q = 0; q < tm->nlines; ++q) cold += seen_lines.insert(w.tr->lines[tm->first_line + q]).second;
-        std::uint64_t done = t0 + service + p.l2_latency.value;
-        if (cold) {
-          const std::uint64_t d0 = std::max(t0, dram_free);
-          dram_free = d0 + (std::uint64_t{cold} * p.cache_line.value + p.hbm_bytes_per_cycle_per_cu.value - 1) / p.hbm_bytes_per_cycle_per_cu.value;
-          // A store's data is acknowledged by L2; only its write-back consumes HBM bandwidth.
-          if (!c.store) done = std::max(done, dram_free + p.hbm_latency.value);
+        unsigned n1 = 0, n2 = 0, nm = 0, nh = 0;
+        bool tlb_missed = false;
+        std::uint64_t last_page = ~0ull;
+        for (std::uint32_t q = 0; tm && q < tm->nlines; ++q) {
+          const std::uint64_t ln = w.tr->lines[tm->first_line + q];
+          if (const std::uint64_t pg = ln / page_lines; pg != last_page) {
+            tlb_missed |= translate(pg);
+            last_page = pg;
+          }
+          if (c.store) {
+            ++r.memory.store_lines;
+            ++n2;
+            if (!mem.l2.touch(ln)) ++nh;
+            continue;
+          }
+          if (!c.atomic && mem.l1.touch(ln)) ++n1;
+          else if (mem.l2.touch(ln)) ++n2;
+          else if (mem.mall.touch(ln)) ++nm;
+          else ++nh;
         }
+        if (!c.store) {
+          r.memory.l1_lines += n1;
+          r.memory.l2_lines += n2;
+          r.memory.mall_lines += nm;
+          r.memory.hbm_lines += nh;
+        }
+        std::uint64_t done = t0 + service + (c.store || c.atomic ? p.l2_latency.value : p.l1_latency.value);
+        // Everything L1 did not serve crosses L2.
+        if (const unsigned below = c.store ? n2 : n2 + nm + nh; below) {
+          mem.l2_free = std::max(t0, mem.l2_free) + transfer_cycles(std::uint64_t{below} * line_bytes, r.share.l2_bytes_per_cycle);
+          done = std::max(done, mem.l2_free + p.l2_latency.value);
+        }
+        if (nm) {
+          mem.mall_free = std::max(t0, mem.mall_free) + transfer_cycles(std::uint64_t{nm} * line_bytes, r.share.mall_bytes_per_cycle);
+          done = std::max(done, mem.mall_free + p.mall_latency.value);
+        }
+        if (nh) {
+          mem.dram_free = std::max(t0, mem.dram_free) + transfer_cycles(std::uint64_t{nh} * line_bytes, r.share.hbm_bytes_per_cycle);
+          // A store's data is acknowledged by L2; only its write-back consumes HBM bandwidth.
+          if (!c.store) done = std::max(done, mem.dram_free + p.hbm_latency.value);
+        }
+        if (tlb_missed) done += p.tlb_miss.value;
+        row.mem_latency += done - t;
+        {  // the same access on an idle CU: every queue empty at issue
+          std::uint64_t idle = service + (c.store || c.atomic ? p.l2_latency.value : p.l1_latency.value);
+          if (const unsigned below = c.store ? n2 : n2 + nm + nh; below)
+            idle = std::max(idle, transfer_cycles(std::uint64_t{below} * line_bytes, r.share.l2_bytes_per_cycle) + p.l2_latency.value);
+          if (nm) idle = std::max(idle, transfer_cycles(std::uint64_t{nm} * line_bytes, r.share.mall_bytes_per_cycle) + p.mall_latency.value);
+          if (nh && !c.store)
+            idle = std::max(idle, transfer_cycles(std::uint64_t{nh} * line_bytes, r.share.hbm_bytes_per_cycle) + p.hbm_latency.value);
+          unloaded = idle + (tlb_missed ? p.tlb_miss.value : 0);
+        }
+        vmem_service += service;
+        if (tm)
+          for (std::uint32_t q = 0; q < tm->nlines; ++q) distinct.insert(w.tr->lines[tm->first_line + q]);
         // Vector memory returns in order (MI300 ISA §4.4 S_WAITCNT: vector memory counts down in issue order).
         if (!w.vmq.empty()) done = std::max(done, w.vmq.back());
         w.vmq.push_back(done);
@@ -607,19 +826,57 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
         const std::uint64_t cyc = tm ? std::max<std::uint16_t>(tm->lds_cycles, 1) : 2;
         const std::uint64_t t0 = std::max(t, lds_free);
         lds_free = t0 + cyc;
+        row.mem_latency += t0 + cyc + p.lds_latency.value - t;
         insert_sorted(w.lgq, t0 + cyc + p.lds_latency.value);
+        unloaded = cyc + p.lds_latency.value;
+        lds_pipe += cyc;
         break;
       }
-      case TUnit::smem:
-        insert_sorted(w.lgq, t + p.smem_latency.value);
+      case TUnit::smem: {
+        // The scalar L1; a missed line comes from L2 (smem_miss more), or from further down at that level's
+        // latency beyond L2's.
+        std::uint64_t extra = 0;
+        bool tlb_missed = false;
+        const std::uint64_t per_line = std::max<std::uint64_t>(1, line_bytes / std::max(1u, p.scalar_line.value));
+        for (std::uint32_t q = 0; tm && q < tm->nlines; ++q) {
+          const std::uint64_t sl = w.tr->lines[tm->first_line + q];
+          if (mem.scalar.touch(sl)) {
+            ++r.memory.scalar_hits;
+            continue;
+          }
+          ++r.memory.scalar_misses;
+          const std::uint64_t ln = sl / per_line;
+          tlb_missed |= translate(ln / page_lines);
+          std::uint64_t miss = p.smem_miss.value;
+          if (!mem.l2.touch(ln)) {
+            const std::uint64_t below = mem.mall.touch(ln) ? p.mall_latency.value : p.hbm_latency.value;
+            miss += below > p.l2_latency.value ? below - p.l2_latency.value : 0;
+          }
+          extra = std::max(extra, miss);
+        }
+        const std::uint64_t done = t + p.smem_latency.value + extra + (tlb_missed ? p.tlb_miss.value : 0);
+        row.mem_latency += done - t;
+        unloaded = done - t;
+        insert_sorted(w.lgq, done);
         break;
+      }
       default:
         break;
     }
+    if (c.unit == TUnit::vmem) {
+      const std::uint64_t d = std::max(ts + unloaded, sh.vmq.empty() ? 0 : sh.vmq.back());
+      sh.vmq.push_back(d);
+      if (c.flat) insert_sorted(sh.lgq, d);
+    } else if (c.unit == TUnit::lds || c.unit == TUnit::smem) {
+      insert_sorted(sh.lgq, ts + unloaded);
+    }
+    if (c.unit != TUnit::none) unit_busy[static_cast<std::size_t>(c.unit)] += std::max<std::uint64_t>(c.busy, 1);
     switch (c.kind) {
       case TKind::waitcnt:
         retire(w.vmq, c.wc.vm);
         retire(w.lgq, c.wc.lgkm);
+        retire(sh.vmq, c.wc.vm);
+        retire(sh.lgq, c.wc.lgkm);
         break;
       case TKind::barrier: {
         SimGroup& g = groups[w.slot];
@@ -638,6 +895,7 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
     row.issue += hold;
     w.attributed += hold;
     w.ready = t + hold;
+    sh.ready = ts + hold;
     ++w.k;
     if (c.kind == TKind::barrier) release_barrier(groups[w.slot]);
     if (c.kind == TKind::endpgm || w.k >= w.tr->steps.size()) {
@@ -650,6 +908,8 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
       std::erase(active, static_cast<unsigned>(pick));
       const std::uint64_t fin = t + hold;
       w.end = fin;
+      chain = std::max(chain, ts + hold > w.start ? ts + hold - w.start : 0);
+      sh = Shadow{};
       end = std::max(end, fin);
       --simd_waves[w.simd];
       SimGroup& g = groups[w.slot];
@@ -664,12 +924,50 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
     }
   }
 
+  // The launch ends when its stores have reached HBM too: the end-of-kernel release writes L2 back (on MI300X the
+  // XCDs' L2s are not coherent with each other, so the next kernel could not see the data otherwise).
+  r.drain_cycles = mem.dram_free > end ? mem.dram_free - end : 0;
+  end += r.drain_cycles;
+  const double scale = r.subset && r.modeled_groups
+                           ? static_cast<double>(r.cu_share) / static_cast<double>(r.modeled_groups)
+                           : 1.0;
   r.simulated_cycles = end;
-  r.modeled_cycles = r.subset && r.modeled_groups
-                         ? static_cast<std::uint64_t>(static_cast<double>(end) * static_cast<double>(r.cu_share) /
-                                                      static_cast<double>(r.modeled_groups) + 0.5)
-                         : end;
+  r.modeled_cycles = static_cast<std::uint64_t>(static_cast<double>(end) * scale + 0.5);
   r.modeled_us = p.clock_mhz.value ? static_cast<double>(r.modeled_cycles) / p.clock_mhz.value : 0;
+  // The speed-of-light bound for the same CU share (scaled like modeled_cycles). Each term is a floor the
+  // simulation above cannot go under, so bound <= modeled:
+  //  memory:  every line the CU touches starts in HBM (the caches start empty) and crosses the CU's share of HBM
+  //           bandwidth at least once; the CU's vector memory pipe and its LDS serve every access in turn;
+  //  issue:   each unit of a SIMD (VALU, MFMA passes, SALU, ...) is busy for its instructions' cycles, at best spread
+  //           evenly over the SIMDs;
+  //  latency: the longest dependent chain of one wave alone (Shadow: no contention, no queueing);
+  //  launch:  the CU launches its workgroups in rounds of as many as fit, each round after the last ended.
+  {
+    Bound& b = r.bound;
+    const double hbm = std::max(r.share.hbm_bytes_per_cycle, 1e-9);
+    b.memory = std::max({static_cast<std::uint64_t>(static_cast<double>(distinct.size() * line_bytes) / hbm),
+                         vmem_service, lds_pipe});
+    std::uint64_t issue = 0;
+    for (std::size_t u = 0; u < unit_busy.size(); ++u)
+      if (u != static_cast<std::size_t>(TUnit::vmem) && u != static_cast<std::size_t>(TUnit::lds) &&
+          u != static_cast<std::size_t>(TUnit::smem))
+        issue = std::max(issue, unit_busy[u] / std::max(1u, simds));
+    b.issue = issue;
+    b.latency = chain;
+    b.launch = (in.groups.size() + gpc - 1) / gpc * std::uint64_t{p.workgroup_launch.value};
+    const std::pair<std::uint64_t, const char*> terms[] = {
+        {b.memory, "memory"}, {b.issue, "issue"}, {b.latency, "latency"}, {b.launch, "launch"}};
+    std::uint64_t top = 0;
+    for (const auto& [v, k] : terms)
+      if (v >= top) {
+        top = v;
+        b.kind = k;
+      }
+    for (std::uint64_t* v : {&b.memory, &b.issue, &b.latency, &b.launch})
+      *v = static_cast<std::uint64_t>(static_cast<double>(*v) * scale);
+    b.cycles = std::max({b.memory, b.issue, b.latency, b.launch});
+    b.headroom = b.cycles ? static_cast<double>(r.modeled_cycles) / static_cast<double>(b.cycles) : 0;
+  }
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (!rows[i].executions) continue;
     rows[i].id = ops[i].id;
@@ -686,8 +984,10 @@ inline void retire(std::vector<std::uint64_t>& q, unsigned n) {
   if (r.subset)
     r.note += "; " + std::to_string(r.modeled_groups) + " of them were modeled and the time scaled by " +
               std::to_string(r.cu_share) + "/" + std::to_string(r.modeled_groups);
-  r.note += "; every other CU is assumed equally loaded (HBM bandwidth shared evenly); a cache line is an L2 hit when "
-            "this CU touched it before, else an HBM access";
+  r.note += "; every other busy CU is assumed equally loaded: this CU gets 1/" + std::to_string(r.share.busy_cus) +
+            " of the Infinity Cache and HBM bandwidth and 1/" + std::to_string(r.share.busy_per_l2) +
+            " of its L2 and TLB; the caches start empty, and a line is found in the nearest level that holds it "
+            "(L1, L2, Infinity Cache, HBM), each level a least-recently-used set of the CU's share of its capacity";
   return r;
 }
 
