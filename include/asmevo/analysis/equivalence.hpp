@@ -857,9 +857,14 @@ class EquivalenceProver {
       return "before " + iid(k0.items[anchor].inst);
     }
 
-    // s_nop and s_waitcnt (by name until the typed opcodes: no table property tells them from the other imm-only SOPPs).
+    // s_nop (by name until the typed opcodes: no table property tells it from the other imm-only SOPPs).
     static bool is_nop(const Inst& in) { return detail::form_of(in).mnemonic == "s_nop"; }
-    static bool is_wait(const Inst& in) { return detail::form_of(in).mnemonic == "s_waitcnt"; }
+    // s_waitcnt: the form whose operand is a waitcnt mask (isa::Kind::waitcnt), as the tables say.
+    static bool is_wait(const Inst& in) {
+      for (const auto& o : isa::operands(detail::form_of(in)))
+        if (o.kind == isa::Kind::waitcnt) return true;
+      return false;
+    }
 
     std::string find_window() {
       auto seq = [](const Program& p) {
