@@ -32,27 +32,33 @@ for f in "$corpus"/inductor-dev/*.json; do
   case "$f" in *.meta.json|*/SUMMARY.json) continue ;; esac
   stem=$(basename "$f" .json)
   co="$corpus/inductor-dev/$stem.$target.hsaco"
-  [ -f "$co" ] || continue
+  [ -f "$co" ] || { echo "inductor-dev $stem skipped: no $stem.$target.hsaco"; continue; }
   run inductor-dev "$stem" "$co" "$f"
 done > "$out/status.txt"
 for f in "$here"/tests/data/launch/triton/*.json; do
   stem=$(basename "$f" .json)
   co="$corpus/triton/$stem.$target.hsaco"
-  [ -f "$co" ] || continue
+  [ -f "$co" ] || { echo "triton $stem skipped: no $stem.$target.hsaco"; continue; }
   run triton "$stem" "$co" "$f" --shape 0
 done >> "$out/status.txt"
 python3 - "$out" "$target" <<'PY' || status=1
 import json, os, sys
 out, target = sys.argv[1], sys.argv[2]
-rows, failed = [], []
+rows, failed, skipped = [], [], []
 for line in open(os.path.join(out, "status.txt")):
     s, name, state = line.split(" ", 2)
+    if state.startswith("skipped"):
+        skipped.append(f"{s}/{name}: {state.strip()}")
+        continue
     if not state.startswith("ok"):
         failed.append(f"{s}/{name}: {state.strip()}")
         continue
-    j = json.load(open(os.path.join(out, f"{s}.{name}.json")))
-    t = j["timing"]
-    rows.append((s, name, j["modeled_cycles"], t["bound_cycles"], t["bound_kind"], t["headroom"], t["bound"]))
+    try:
+        j = json.load(open(os.path.join(out, f"{s}.{name}.json")))
+        t = j["timing"]
+        rows.append((s, name, j["modeled_cycles"], t["bound_cycles"], t["bound_kind"], t["headroom"], t["bound"]))
+    except (ValueError, KeyError, TypeError) as e:
+        failed.append(f"{s}/{name}: the JSON of emulate --timing lacks the timing or bound fields ({e!r})")
 rows.sort(key=lambda r: -r[5])
 print(f"## K0 headroom on {target} (modeled cycles / speed-of-light bound, cost model)\n")
 print("| set | kernel | modeled cycles | bound | bound by | headroom | memory | issue | latency | launch |")
@@ -70,6 +76,7 @@ if hs:
     for r in rows: kinds[r[4]] = kinds.get(r[4], 0) + 1
     print(f"\n{len(rows)} kernels; headroom median {med:.2f}, min {hs[0]:.2f}, max {hs[-1]:.2f}; bound by " +
           ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) + f"; {bad} with bound > modeled")
+for f in skipped: print("skipped:", f)
 for f in failed: print("failed:", f)
 sys.exit(1 if failed or bad else 0)
 PY

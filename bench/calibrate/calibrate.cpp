@@ -25,6 +25,26 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (!target.empty() && target != "gfx942" && target != "gfx90a") {
+    std::fprintf(stderr, "calibrate: --target '%s' is not calibrated; the targets are gfx942 and gfx90a\n", target.c_str());
+    return 2;
+  }
+  if (!only.empty()) {
+    bool known = false;
+    std::string ids;
+    for (Target t : {Target::gfx942, Target::gfx90a})
+      if (target.empty() || target == to_string(t))
+        for (const auto& s : calibrate::rows_for(t)) {
+          known = known || s.id == only;
+          if (ids.find(" " + s.id + ",") == std::string::npos) ids += " " + s.id + ",";
+        }
+    if (!known) {
+      if (!ids.empty()) ids.pop_back();
+      std::fprintf(stderr, "calibrate: --only '%s' names no row%s; the rows are:%s\n", only.c_str(),
+                   target.empty() ? "" : (" of " + target).c_str(), ids.c_str());
+      return 2;
+    }
+  }
   int bad = 0;
   for (Target t : {Target::gfx942, Target::gfx90a}) {
     if (!target.empty() && target != to_string(t)) continue;
@@ -49,7 +69,9 @@ int main(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("\n== %s: %s, %u CUs at %u MHz (modeled figures; published figures with their sources)\n",
                 std::string(to_string(t)).c_str(), std::string(p.device).c_str(), p.cus.value, p.clock_mhz.value);
-    if (markdown) std::printf("| row | quantity | modeled | published | ratio | within | source |\n|---|---|---|---|---|---|---|\n");
+    if (markdown)
+      std::printf("| row | quantity | modeled | published | ratio | within | source | how measured, other sources |\n"
+                  "|---|---|---|---|---|---|---|---|\n");
     else std::printf("%-20s %-62s %12s %20s %7s %6s\n", "row", "quantity", "modeled", "published", "ratio", "ok");
     unsigned with = 0, ok = 0;
     for (const auto& r : rows) {
@@ -67,14 +89,18 @@ int main(int argc, char** argv) {
         std::snprintf(ratio, sizeof ratio, "-");
       }
       const char* verdict = !r.spec.published ? "-" : r.within() ? "yes" : "NO";
-      if (r.spec.published && !r.within()) ++bad;
-      const std::string src = r.spec.published ? r.spec.published->source : r.spec.note;
+      if ((r.spec.published && !r.within()) || !r.error.empty()) ++bad;
+      // The source of the published figure, then the note: how it was measured, the sources that disagree, or
+      // (without a figure) what was searched.
+      const std::string src = r.spec.published ? r.spec.published->source : std::string("-");
       if (markdown)
-        std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.spec.id.c_str(), r.spec.quantity.c_str(), mod, pub, ratio,
-                    verdict, src.c_str());
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.spec.id.c_str(), r.spec.quantity.c_str(), mod, pub,
+                    ratio, verdict, src.c_str(), r.spec.note.c_str());
       else
-        std::printf("%-20s %-62s %12s %20s %7s %6s\n    %s%s%s\n", r.spec.id.c_str(), r.spec.quantity.c_str(), mod, pub,
-                    ratio, verdict, src.c_str(), r.error.empty() ? "" : "\n    error: ", r.error.c_str());
+        std::printf("%-20s %-62s %12s %20s %7s %6s\n%s%s%s    %s%s%s\n", r.spec.id.c_str(), r.spec.quantity.c_str(), mod,
+                    pub, ratio, verdict, r.spec.published ? "    " : "", r.spec.published ? src.c_str() : "",
+                    r.spec.published ? "\n" : "", r.spec.note.c_str(), r.error.empty() ? "" : "\n    error: ",
+                    r.error.c_str());
     }
     std::printf("%s: %u of %u rows with a published figure are within it (inside its range or within 25%% of its "
                 "nearer end); %zu rows have none; %.1f s\n",

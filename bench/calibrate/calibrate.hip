@@ -40,6 +40,8 @@ static inline __attribute__((always_inline, device)) void sync_threads() {
 // per-lane (VGPR) value, so the loads are vector loads, not scalar ones.
 KERNEL void chase_vector(const u32* __restrict__ chain, u32 mask, u32 steps, u32 zero, u32* __restrict__ out) {
   u32 x = tid() * zero;
+  // Unrolled as RRZE's gpu-latency unrolls its chase, so that the loop's branch is not part of every step.
+#pragma unroll 8
   for (u32 s = 0; s < steps; ++s) x = chain[x] & mask;
   out[tid()] = x;
 }
@@ -47,6 +49,7 @@ KERNEL void chase_vector(const u32* __restrict__ chain, u32 mask, u32 steps, u32
 // Scalar-cache pointer chase: the same chain through s_load (a uniform index from a read-only, non-aliased buffer).
 KERNEL void chase_scalar(const u32* __restrict__ chain, u32 mask, u32 steps, u32* __restrict__ out) {
   u32 x = 0;
+#pragma unroll 8
   for (u32 s = 0; s < steps; ++s) x = chain[x] & mask;
   out[0] = x;
 }
@@ -59,6 +62,7 @@ KERNEL void chase_lds(u32 steps, u32 zero, u32* __restrict__ out) {
   sync_threads();
   u32 x = tid() * zero;
   if (tid() == 0)
+#pragma unroll 8
     for (u32 s = 0; s < steps; ++s) x = lds[x];
   out[tid()] = x;
 }

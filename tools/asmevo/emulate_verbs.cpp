@@ -96,7 +96,8 @@ Json timing_json(const emu::TimingReport& t) {
   j["note"] = t.note;
   j["memory"] = {{"l1_lines", t.memory.l1_lines},        {"l2_lines", t.memory.l2_lines},
                  {"mall_lines", t.memory.mall_lines},    {"hbm_lines", t.memory.hbm_lines},
-                 {"store_lines", t.memory.store_lines},  {"tlb_misses", t.memory.tlb_misses},
+                 {"store_lines", t.memory.store_lines},  {"writeback_lines", t.memory.writeback_lines},
+                 {"scalar_hbm_lines", t.memory.scalar_hbm_lines}, {"tlb_misses", t.memory.tlb_misses},
                  {"scalar_hits", t.memory.scalar_hits},  {"scalar_misses", t.memory.scalar_misses},
                  {"busy_cus", t.share.busy_cus},         {"busy_cus_per_l2", t.share.busy_per_l2}};
   Json rows = Json::array();
@@ -127,8 +128,9 @@ void print_timing(const emu::TimingReport& t) {
   if (m.l1_lines + m.l2_lines + m.mall_lines + m.hbm_lines + m.store_lines + m.scalar_hits + m.scalar_misses)
     std::cout << "  memory (lines of this CU's loads, by where they were found): L1 " << m.l1_lines << ", L2 "
               << m.l2_lines << ", Infinity Cache " << m.mall_lines << ", HBM " << m.hbm_lines << "; lines stored "
-              << m.store_lines << "; TLB misses " << m.tlb_misses << "; scalar L1 " << m.scalar_hits << " hit(s), "
-              << m.scalar_misses << " miss(es)\n";
+              << m.store_lines << " (" << m.writeback_lines << " written back to HBM); TLB misses " << m.tlb_misses
+              << "; scalar L1 " << m.scalar_hits << " hit(s), " << m.scalar_misses << " miss(es), "
+              << m.scalar_hbm_lines << " from HBM\n";
   std::vector<const emu::InstTiming*> by_stall;
   for (const auto& r : t.instructions)
     if (r.stalls()) by_stall.push_back(&r);

@@ -817,8 +817,11 @@ class Search {
       auto p = profile(*best.co, best.module.program, &res.bound_after, &res.profiled_after);
       if (p) res.hot_after = std::move(p->first), res.profile_after = std::move(p->second);
     } else {
+      // K1 is K0: it stands where K0 stands against the bound.
       res.cost_after = res.cost_before;
       res.k1_program = res.k0_program;
+      res.bound_after = res.bound_before;
+      res.profiled_after = res.profiled_before;
     }
     for (const auto& l : lineages_) {
       LineageSummary s;

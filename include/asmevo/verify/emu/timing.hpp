@@ -221,6 +221,8 @@ struct WaveTiming {
 struct MemoryStats {
   std::uint64_t l1_lines = 0, l2_lines = 0, mall_lines = 0, hbm_lines = 0;  ///< vector loads' lines, by level
   std::uint64_t store_lines = 0;                                             ///< lines written
+  std::uint64_t writeback_lines = 0;  ///< distinct lines stores and atomics dirtied: each written back to HBM once
+  std::uint64_t scalar_hbm_lines = 0;                                        ///< scalar misses served by HBM
   std::uint64_t tlb_misses = 0;                                              ///< vector and scalar accesses
   std::uint64_t scalar_hits = 0, scalar_misses = 0;                          ///< scalar-L1 lines
 };
@@ -284,7 +286,9 @@ struct TimingReport {
   std::string occupancy_limiter;       ///< "vgprs", "sgprs", "lds", "waves", "workgroups"
   CuShare share;                       ///< the caches and bandwidths the modeled CU gets
   MemoryStats memory;                  ///< where its accesses found their data
-  std::uint64_t drain_cycles = 0;      ///< after the last wave ended, until the stores' write-back reached HBM
+  /// After the last wave ended, until the stores' write-back reached HBM and every SIMD unit finished (an MFMA's
+  /// passes outlast its issue).
+  std::uint64_t drain_cycles = 0;
   Bound bound;                         ///< speed of light for the same CU share
   std::uint64_t wave_cycles = 0;       ///< sum of InstTiming::total over all instructions
   std::vector<InstTiming> instructions;  ///< executed instructions, by Op index (per-instruction figures are
@@ -376,8 +380,10 @@ struct OpCost {
   } else if (f.props & (pr::vmem | pr::flat)) {
     c.unit = TUnit::vmem;
     c.flat = f.format == isa::Format::FLAT;
-    c.store = f.has(pr::store) || f.has(pr::atomic_noret);
-    c.atomic = f.has(pr::atomic);
+    // LLVM marks every atomic mayStore (returning ones too); the model's store is a plain write, and an atomic,
+    // returning or not, reads and changes its line at L2 (the read path, then a write-back).
+    c.atomic = f.has(pr::atomic) || f.has(pr::atomic_noret);
+    c.store = f.has(pr::store) && !c.atomic;
   } else if (f.has(pr::valu)) {
     c.unit = TUnit::valu;
     const bool f64 = mn.find("_f64") != std::string_view::npos;
@@ -627,11 +633,13 @@ struct SimGroup {
   std::uint64_t vmem_free = 0, lds_free = 0;
   r.share = cu_share(p, in.workgroups, r.cus);
   Hierarchy mem(r.share);
-  // For the bound: the busy cycles of each unit, of the CU's vector memory and LDS pipes, the distinct lines the CU
-  // touched, and the longest chain of one wave alone.
+  // For the bound: the busy cycles of each unit, of the CU's vector memory and LDS pipes, the lines whose first touch
+  // was a read (vector or scalar: the caches start empty, so each came from HBM; a line first written is allocated
+  // in L2 without a read), the distinct lines written (stores and atomics: each is written back to HBM once), and the
+  // longest chain of one wave alone.
   std::array<std::uint64_t, static_cast<std::size_t>(TUnit::count_)> unit_busy{};
-  std::uint64_t vmem_service = 0, lds_pipe = 0, chain = 0;
-  std::unordered_set<std::uint64_t> distinct;
+  std::uint64_t vmem_service = 0, lds_pipe = 0, chain = 0, first_reads = 0;
+  std::unordered_set<std::uint64_t> touched, dirty;
   const std::uint64_t line_bytes = std::max(1u, p.cache_line.value);
   const std::uint64_t page_lines = std::max<std::uint64_t>(1, p.page_bytes.value / line_bytes);
   // The TLB: one translation per page an access touches; a miss adds tlb_miss once per instruction (the walks of
@@ -761,7 +769,7 @@ struct SimGroup {
             p.vmem_issue.value, transfer_cycles(std::uint64_t{nlines} * line_bytes, p.l1_bytes_per_cycle.value));
         const std::uint64_t t0 = std::max(t, vmem_free);
         vmem_free = t0 + service;
-        unsigned n1 = 0, n2 = 0, nm = 0, nh = 0;
+        unsigned n1 = 0, n2 = 0, nm = 0, nh = 0, nwb = 0;  // lines from L1, L2, MALL, HBM; lines to write back
         bool tlb_missed = false;
         std::uint64_t last_page = ~0ull;
         for (std::uint32_t q = 0; tm && q < tm->nlines; ++q) {
@@ -771,15 +779,22 @@ struct SimGroup {
             last_page = pg;
           }
           if (c.store) {
+            // Write-allocate in L2 (a full-line write needs no read); the line is written back to HBM once, when it
+            // is first dirtied, whether or not it was in L2 (an in-place kernel's store to a line it read still moves
+            // the line's bytes back).
             ++r.memory.store_lines;
             ++n2;
-            if (!mem.l2.touch(ln)) ++nh;
+            (void)mem.l2.touch(ln);
+            touched.insert(ln);
+            if (dirty.insert(ln).second) ++nwb;
             continue;
           }
           if (!c.atomic && mem.l1.touch(ln)) ++n1;
           else if (mem.l2.touch(ln)) ++n2;
           else if (mem.mall.touch(ln)) ++nm;
           else ++nh;
+          // An atomic changes the line in L2: it is written back once too.
+          if (c.atomic && dirty.insert(ln).second) ++nwb;
         }
         if (!c.store) {
           r.memory.l1_lines += n1;
@@ -787,35 +802,38 @@ struct SimGroup {
           r.memory.mall_lines += nm;
           r.memory.hbm_lines += nh;
         }
-        std::uint64_t done = t0 + service + (c.store || c.atomic ? p.l2_latency.value : p.l1_latency.value);
-        // Everything L1 did not serve crosses L2.
-        if (const unsigned below = c.store ? n2 : n2 + nm + nh; below) {
-          mem.l2_free = std::max(t0, mem.l2_free) + transfer_cycles(std::uint64_t{below} * line_bytes, r.share.l2_bytes_per_cycle);
-          done = std::max(done, mem.l2_free + p.l2_latency.value);
+        // Everything L1 did not serve crosses L2; lines L2 lacks come from the Infinity Cache or HBM. Each level's lines
+        // queue for its bandwidth share, and the data is there when the slowest level has delivered (`done`), or, on
+        // an idle CU with every queue empty (`idle`, the wave-alone replay's figure), after the slowest transfer.
+        // Write-backs take their turn in HBM's queue without delaying the access (L2 acknowledges a store).
+        struct Level {
+          unsigned lines;
+          std::uint64_t* free;
+          double bytes_per_cycle;
+          std::uint64_t latency;
+        };
+        const Level levels[] = {{n2 + nm + nh, &mem.l2_free, r.share.l2_bytes_per_cycle, p.l2_latency.value},
+                                {nm, &mem.mall_free, r.share.mall_bytes_per_cycle, p.mall_latency.value},
+                                {nh, &mem.dram_free, r.share.hbm_bytes_per_cycle, p.hbm_latency.value}};
+        const std::uint64_t first = service + (c.store || c.atomic ? p.l2_latency.value : p.l1_latency.value);
+        std::uint64_t done = t0 + first, idle = first;
+        for (const Level& l : levels) {
+          if (!l.lines) continue;
+          const std::uint64_t xfer = transfer_cycles(std::uint64_t{l.lines} * line_bytes, l.bytes_per_cycle);
+          *l.free = std::max(t0, *l.free) + xfer;
+          done = std::max(done, *l.free + l.latency);
+          idle = std::max(idle, xfer + l.latency);
         }
-        if (nm) {
-          mem.mall_free = std::max(t0, mem.mall_free) + transfer_cycles(std::uint64_t{nm} * line_bytes, r.share.mall_bytes_per_cycle);
-          done = std::max(done, mem.mall_free + p.mall_latency.value);
-        }
-        if (nh) {
-          mem.dram_free = std::max(t0, mem.dram_free) + transfer_cycles(std::uint64_t{nh} * line_bytes, r.share.hbm_bytes_per_cycle);
-          // A store's data is acknowledged by L2; only its write-back consumes HBM bandwidth.
-          if (!c.store) done = std::max(done, mem.dram_free + p.hbm_latency.value);
-        }
-        if (tlb_missed) done += p.tlb_miss.value;
+        r.memory.writeback_lines += nwb;
+        if (nwb)
+          mem.dram_free = std::max(t0, mem.dram_free) + transfer_cycles(std::uint64_t{nwb} * line_bytes, r.share.hbm_bytes_per_cycle);
+        if (tlb_missed) done += p.tlb_miss.value, idle += p.tlb_miss.value;
         row.mem_latency += done - t;
-        {  // the same access on an idle CU: every queue empty at issue
-          std::uint64_t idle = service + (c.store || c.atomic ? p.l2_latency.value : p.l1_latency.value);
-          if (const unsigned below = c.store ? n2 : n2 + nm + nh; below)
-            idle = std::max(idle, transfer_cycles(std::uint64_t{below} * line_bytes, r.share.l2_bytes_per_cycle) + p.l2_latency.value);
-          if (nm) idle = std::max(idle, transfer_cycles(std::uint64_t{nm} * line_bytes, r.share.mall_bytes_per_cycle) + p.mall_latency.value);
-          if (nh && !c.store)
-            idle = std::max(idle, transfer_cycles(std::uint64_t{nh} * line_bytes, r.share.hbm_bytes_per_cycle) + p.hbm_latency.value);
-          unloaded = idle + (tlb_missed ? p.tlb_miss.value : 0);
-        }
+        unloaded = idle;
         vmem_service += service;
-        if (tm)
-          for (std::uint32_t q = 0; q < tm->nlines; ++q) distinct.insert(w.tr->lines[tm->first_line + q]);
+        if (tm && !c.store)
+          for (std::uint32_t q = 0; q < tm->nlines; ++q)
+            first_reads += touched.insert(w.tr->lines[tm->first_line + q]).second;
         // Vector memory returns in order (MI300 ISA §4.4 S_WAITCNT: vector memory counts down in issue order).
         if (!w.vmq.empty()) done = std::max(done, w.vmq.back());
         w.vmq.push_back(done);
@@ -835,7 +853,7 @@ struct SimGroup {
       case TUnit::smem: {
         // The scalar L1; a missed line comes from L2 (smem_miss more), or from further down at that level's
         // latency beyond L2's.
-        std::uint64_t extra = 0;
+        std::uint64_t extra = 0, idle_extra = 0;
         bool tlb_missed = false;
         const std::uint64_t per_line = std::max<std::uint64_t>(1, line_bytes / std::max(1u, p.scalar_line.value));
         for (std::uint32_t q = 0; tm && q < tm->nlines; ++q) {
@@ -847,16 +865,32 @@ struct SimGroup {
           ++r.memory.scalar_misses;
           const std::uint64_t ln = sl / per_line;
           tlb_missed |= translate(ln / page_lines);
+          first_reads += touched.insert(ln).second;
           std::uint64_t miss = p.smem_miss.value;
+          // The scalar L1 fills from L2 like the vector L1 does: a line L2 lacks takes its turn in the bandwidth
+          // queue of the level that has it (Infinity Cache or HBM), and arrives no sooner than that queue allows.
+          mem.l2_free = std::max(t, mem.l2_free) + transfer_cycles(line_bytes, r.share.l2_bytes_per_cycle);
+          std::uint64_t arrive = 0, idle_arrive = 0;
           if (!mem.l2.touch(ln)) {
-            const std::uint64_t below = mem.mall.touch(ln) ? p.mall_latency.value : p.hbm_latency.value;
+            const bool in_mall = mem.mall.touch(ln);
+            r.memory.scalar_hbm_lines += !in_mall;
+            const std::uint64_t below = in_mall ? p.mall_latency.value : p.hbm_latency.value;
             miss += below > p.l2_latency.value ? below - p.l2_latency.value : 0;
+            std::uint64_t& q = in_mall ? mem.mall_free : mem.dram_free;
+            const std::uint64_t xfer =
+                transfer_cycles(line_bytes, in_mall ? r.share.mall_bytes_per_cycle : r.share.hbm_bytes_per_cycle);
+            q = std::max(t, q) + xfer;
+            arrive = q + below;
+            idle_arrive = xfer + below;
           }
-          extra = std::max(extra, miss);
+          extra = std::max({extra, miss, arrive > t + p.smem_latency.value ? arrive - t - p.smem_latency.value : 0});
+          // On an idle CU (the wave-alone replay): the miss penalty, or the line's transfer and latency below L2.
+          const std::uint64_t smem = p.smem_latency.value;
+          idle_extra = std::max({idle_extra, miss, idle_arrive > smem ? idle_arrive - smem : 0});
         }
         const std::uint64_t done = t + p.smem_latency.value + extra + (tlb_missed ? p.tlb_miss.value : 0);
         row.mem_latency += done - t;
-        unloaded = done - t;
+        unloaded = p.smem_latency.value + idle_extra + (tlb_missed ? p.tlb_miss.value : 0);
         insert_sorted(w.lgq, done);
         break;
       }
@@ -926,8 +960,12 @@ struct SimGroup {
 
   // The launch ends when its stores have reached HBM too: the end-of-kernel release writes L2 back (on MI300X the
   // XCDs' L2s are not coherent with each other, so the next kernel could not see the data otherwise).
-  r.drain_cycles = mem.dram_free > end ? mem.dram_free - end : 0;
-  end += r.drain_cycles;
+  // Nor does it end before every SIMD unit has finished what it issued (an MFMA's passes outlast its issue).
+  std::uint64_t tail = std::max(end, mem.dram_free);
+  for (const auto& u : unit_free)
+    for (const std::uint64_t f : u) tail = std::max(tail, f);
+  r.drain_cycles = tail - end;
+  end = tail;
   const double scale = r.subset && r.modeled_groups
                            ? static_cast<double>(r.cu_share) / static_cast<double>(r.modeled_groups)
                            : 1.0;
@@ -936,8 +974,9 @@ struct SimGroup {
   r.modeled_us = p.clock_mhz.value ? static_cast<double>(r.modeled_cycles) / p.clock_mhz.value : 0;
   // The speed-of-light bound for the same CU share (scaled like modeled_cycles). Each term is a floor the
   // simulation above cannot go under, so bound <= modeled:
-  //  memory:  every line the CU touches starts in HBM (the caches start empty) and crosses the CU's share of HBM
-  //           bandwidth at least once; the CU's vector memory pipe and its LDS serve every access in turn;
+  //  memory:  every line the CU reads (vector or scalar) starts in HBM (the caches start empty) and crosses the CU's
+  //           share of HBM bandwidth at least once, and every line it writes crosses it once more on its way back;
+  //           the CU's vector memory pipe and its LDS serve every access in turn;
   //  issue:   each unit of a SIMD (VALU, MFMA passes, SALU, ...) is busy for its instructions' cycles, at best spread
   //           evenly over the SIMDs;
   //  latency: the longest dependent chain of one wave alone (Shadow: no contention, no queueing);
@@ -945,7 +984,7 @@ struct SimGroup {
   {
     Bound& b = r.bound;
     const double hbm = std::max(r.share.hbm_bytes_per_cycle, 1e-9);
-    b.memory = std::max({static_cast<std::uint64_t>(static_cast<double>(distinct.size() * line_bytes) / hbm),
+    b.memory = std::max({static_cast<std::uint64_t>(static_cast<double>((first_reads + dirty.size()) * line_bytes) / hbm),
                          vmem_service, lds_pipe});
     std::uint64_t issue = 0;
     for (std::size_t u = 0; u < unit_busy.size(); ++u)

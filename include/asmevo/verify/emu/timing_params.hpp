@@ -4,14 +4,16 @@
 // The memory figures are calibrated against published measurements (bench/calibrate prints the model's figure
 // beside each one). The sources, by the tags the parameters cite:
 //  [RRZE]  D. Ernst et al., RRZE-HPC gpu-benches (github.com/RRZE-HPC/gpu-benches): gpu-latency (single-lane pointer
-//          chase over 128-byte lines in random order), gpu-stream, gpu-cache, gpu-l2-stream; result files for
-//          MI300X and MI210.
+//          chase in random order, its elements 64 bytes apart: skip_factor 8 of 8-byte elements, so a chase step
+//          within one 128-byte line hits more often than ours, which steps a whole line), gpu-stream, gpu-cache,
+//          gpu-l2-stream; result files for MI300X and MI210.
 //  [MT4G]  caps-tum mt4g (github.com/caps-tum/mt4g), sample results for "AMD Instinct MI300X VF" and "AMD Instinct
 //          MI210": pointer-chase latencies timed with s_memtime, cache sizes, bandwidths.
 //  [CC]    Chips and Cheese: "Testing AMD's Giant MI300X" (C. Lam, G. Cozma, 2024), "AMD's Radeon Instinct MI210:
 //          GCN Lives On" (C. Lam, 2023), "AMD's CDNA 3 Compute Architecture" (2023).
-//  [FLEET] GolfOscarr/fleet-amd-task hardware collections on MI300X (ROCm 7.2.4, three VMs, 2026-09-15..17):
-//          stream_read with N loads in flight, chase latencies, BabelStream.
+//  [FLEET] github.com/GolfOscarr/fleet-amd-task, the hardware collections under env/hw/20260915, env/hw/20260916 and
+//          env/hw/20260917 (MI300X, ROCm 7.2.4, one VM a day): stream_read with N loads in flight, chase latencies,
+//          BabelStream.
 //  [WP3]   AMD, "Introducing AMD CDNA 3 Architecture" white paper; [DS] AMD Instinct data sheets (MI300X, MI250X,
 //          MI210).
 //  [SHARK] J. Kuderski, "AMDGPU Kernel Optimization Guide" (nod-ai/amd-shark-ai docs).
@@ -133,15 +135,20 @@ namespace detail {
   p.scalar_cache_bytes = {16384, "[WP3] / ROCm 'GPU hardware specifications': 16 KB of scalar L1 shared by two CUs "
                                  "(the model gives each busy CU half; a CU alone gets all of it)"};
   p.scalar_line = {64, "[MT4G] scalar L1 line and fetch granularity: 64 bytes (MI300X and MI210)"};
-  p.vmem_issue = {4, "no authoritative figure: the texture addresser takes a wave64's 64 addresses at 16 per cycle "
-                     "(one quarter-wave per cycle, as the SIMD delivers them)"};
+  p.vmem_issue = {4, "no authoritative figure (searched: CDNA 3 white paper and MI300 ISA for the texture addresser's "
+                     "rate, LLVM SISchedule.td, whose WriteVMEM is a latency, not a rate; CC and RRZE publish "
+                     "bandwidths, not address rates): 64 addresses at 16 per cycle, one quarter-wave per cycle as the "
+                     "SIMD delivers them; the calibration's L1 row (~61 B/clk/CU measured) is consistent with it"};
   p.page_bytes = {4096, "[CC] MI300X: the TLB step of a 4 KB-stride chase; the translation granule the published "
                         "chases see"};
   p.tlb_entries = {16384, "[CC] MI300X: a single-workgroup chase jumps at 64 MB, which CC reads as about 16384 TLB "
                           "entries of 4 KB per XCD; [RRZE] MI210's chase rises past 64 MB the same way"};
   p.barrier = {16, "no authoritative figure: LLVM SISchedule.td WriteBarrier = 500 is marked 'Guessed'; 16 cycles "
                    "for the release after the last arrival (the waiting itself is modeled)"};
-  p.workgroup_launch = {64, "no authoritative figure: wave launch (SPI register initialisation) cost; 64 cycles"};
+  p.workgroup_launch = {64, "no authoritative figure (searched: AMD's CDNA 3 white paper and ISA guides, ROCm's "
+                           "MI300X tuning guides, CC's MI300X articles for wave launch or dispatch rates; they give "
+                           "kernel launch overhead in microseconds, not per-workgroup SPI cost): 64 cycles for the SPI's "
+                           "register initialisation of a workgroup's waves"};
   p.vgprs_per_simd = {512, "gfx90a/gfx94x unified VGPR+AGPR file of 512 registers per lane (MI300 ISA §3.6.5 "
                            "'Accumulation VGPRs'; LLVM AMDGPUBaseInfo getTotalNumVGPRs with FeatureGFX90AInsts)"};
   p.vgpr_granule = {8, "LLVM AMDGPUBaseInfo getVGPRAllocGranule: 8 on gfx90a/gfx94x (AMDGPUUsage compute_pgm_rsrc1 "
@@ -179,8 +186,9 @@ namespace detail {
   p.mall_bytes_per_cycle = {5667, "[CC] MI300X: 11.9 TB/s measured from the Infinity Cache (peak 17.2 TB/s, [WP3]), "
                                   "5667 bytes per clock at 2.1 GHz"};
   p.mall_latency = {458, "[CC] MI300X: 'around 218 ns' (458 cycles at 2.1 GHz); [RRZE] 454-460 cycles at 4.7-66 MB"};
-  p.hbm_latency = {700, "derived: the published 1 GiB chases ([FLEET] 341-353 ns, [RRZE] 414-427 ns, [MT4G] 876-900 "
-                        "cycles) include a TLB miss per access; 800 cycles (381 ns) less tlb_miss"};
+  p.hbm_latency = {700, "a choice between disagreeing sources: the published 1 GiB chases ([FLEET] 341-353 ns, i.e. "
+                        "716-741 cycles; [RRZE] 414-427 ns and [MT4G] 876-900 cycles) include a TLB miss per access; "
+                        "800 cycles (381 ns, between them) less tlb_miss. The calibration row holds it to [FLEET]"};
   p.hbm_bytes_per_cycle = {1905, "measured read bandwidth: [RRZE] gpu-stream 4.20 TB/s, [MT4G] 3.96 TB/s, [FLEET] "
                                  "3.49-3.94 TB/s: 4.0 TB/s, 1905 bytes per clock at 2.1 GHz"};
   p.hbm_peak_bytes_per_cycle = {2536, "[WP3] / [DS]: 5.325 TB/s peak (8192-bit HBM3 at 5.2 Gbps), 2536 bytes per "
@@ -235,6 +243,13 @@ namespace detail {
                                       "2.4 GHz"};
   p.hbm_bytes_per_cycle = {2516, "no measured figure for MI355X: the data sheet's 8 TB/s scaled by MI300X's measured / "
                                  "peak ratio (4.0 / 5.3), 2516 bytes per clock at 2.4 GHz; not calibrated"};
+  // The rest of the memory hierarchy is MI300X's, in cycles, uncalibrated for CDNA 4: no MI355X latency or cache
+  // bandwidth measurement was found (searched: MI355X / CDNA 4 pointer-chase latency, cache bandwidth, Chips and
+  // Cheese, RRZE gpu-benches and mt4g result files).
+  constexpr std::string_view un = "uncalibrated for MI355X: MI300X's figure in cycles (see gfx942_params)";
+  for (Param* q : {&p.l1_latency, &p.l1_bytes_per_cycle, &p.l2_latency, &p.l2_bytes_per_cycle, &p.mall_latency,
+                   &p.mall_bytes_per_cycle, &p.hbm_latency, &p.tlb_miss, &p.smem_latency, &p.smem_miss, &p.lds_latency})
+    q->source = un;
   return p;
 }
 
