@@ -2,6 +2,7 @@
 // commented with what the pass must (or must not) do and why, run for gfx90a, gfx942 and gfx950.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -93,6 +94,33 @@ TEST(WaitcntMin, DropsAWaitForNothingAndKeepsOneBeforeABarrier) {
     const auto r = run("waitcnt-min", src, t);
     EXPECT_TRUE(has(r.text, "v_mov_b32_e32 v1, 1\n\tds_write_b32 v0, v1\n\ts_waitcnt lgkmcnt(0)\n\ts_barrier")) << r.text;
     EXPECT_EQ(r.stats.insts_delta, -1) << r.text;
+  }
+}
+
+TEST(WaitcntMin, KeepsAWaitForNothingThatIsADppReadsWaitState) {
+  // A Triton cross-entropy kernel (bf16, gfx942): v_max3_f32 writes v2, a wait for nothing, one more instruction, and
+  // a DPP v_mov_b32 reads v2, which needs 2 wait states after the VALU write (vgpr_write_dpp_read). The wait is one of
+  // them: dropping it broke the rule. A second wait for nothing, before the VALU, is still dropped.
+  const std::string src =
+      "k:\n"
+      "  v_mov_b32 v1, 1.0\n"
+      "  s_waitcnt vmcnt(0) lgkmcnt(0)\n"  // nothing outstanding, no hazard around: dropped
+      "  v_max3_f32 v2, v0, v1, v2\n"
+      "  s_waitcnt lgkmcnt(0)\n"           // nothing outstanding, but a wait state of the pair: kept (counts may relax)
+      "  s_nop 0\n"
+      "  v_mov_b32_dpp v3, v2 row_shr:1 row_mask:0xf bank_mask:0xf\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    const auto r = run("waitcnt-min", src, t);
+    // Kept as a wait state; a later stage may relax its counts to ones that wait for nothing explicitly.
+    const auto w = r.text.find("v_max3_f32 v2, v0, v1, v2\n\ts_waitcnt ");
+    ASSERT_NE(w, std::string::npos) << r.text;
+    EXPECT_EQ(r.text.find("\n\ts_nop 0\n\tv_mov_b32_dpp", w), r.text.find('\n', r.text.find("s_waitcnt", w))) << r.text;
+    EXPECT_FALSE(has(r.text, "vmcnt(0)")) << r.text;
+    EXPECT_EQ(r.stats.insts_delta, -1) << r.text;
+    EXPECT_TRUE(std::any_of(r.stats.notes.begin(), r.stats.notes.end(),
+                            [](const std::string& n) { return has(n, "a hazard needs"); }))
+        << r.text;
   }
 }
 

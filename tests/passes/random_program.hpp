@@ -58,12 +58,13 @@ enum class SegKind : std::uint8_t {
   lane,         ///< v_readlane_b32 / v_writelane_b32 (and SALU on the lane value)
   nop,          ///< an s_nop nothing needs
   wait,         ///< an s_waitcnt nothing needs (or one stronger than needed)
+  dpp,          ///< a VALU write, then a DPP read of it, the two wait states between made of s_nop and waits for nothing
   count_
 };
 
 [[nodiscard]] constexpr const char* to_string(SegKind k) noexcept {
   constexpr const char* names[] = {"global_load", "use",  "lds",  "smem", "valu", "exec_region",
-                                   "mfma",        "loop", "lane", "nop",  "wait"};
+                                   "mfma",        "loop", "lane", "nop",  "wait", "dpp"};
   return names[static_cast<unsigned>(k)];
 }
 
@@ -554,6 +555,31 @@ class Emitter {
     line("s_waitcnt vmcnt(" + std::to_string(vm_keep) + ") lgkmcnt(" + std::to_string(lgkm_keep) + ")");
   }
 
+  /// A VALU writes a value register and a DPP move reads it (vgpr_write_dpp_read: 2 wait states, MI300 ISA §4.5).
+  /// The wait states are what compiled code shows between such a pair: an s_nop, an s_waitcnt that waits for nothing
+  /// (it still takes an issue slot: a wait state), or an unrelated VALU. A pass that drops one of them breaks the rule.
+  void dpp(SegRng& r, unsigned variant) {
+    const unsigned a = ready_value(r);
+    unsigned d = ready_value(r);
+    for (int k = 0; k < 8 && d == a; ++k) d = ready_value(r);
+    if (d == a && variant % 4 == 3) variant -= 1;  // the unrelated VALU must write another register than the DPP source
+    if (variant & 4) line("v_max3_f32 " + v(a) + ", " + src3(r, true) + ", " + src3(r, true) + ", " + v(a));
+    else line("v_add_u32 " + v(a) + ", " + src0(r) + ", " + v(a));
+    const auto nothing = [&] {  // counts no lower than what is outstanding
+      line("s_waitcnt vmcnt(" + std::to_string(std::min<std::size_t>(63, vm_.size() + 1)) + ") lgkmcnt(" +
+           std::to_string(std::min<std::size_t>(15, lgkm_.size() + 1)) + ")");
+    };
+    switch (variant % 4) {
+      case 0: line("s_nop 1"); break;
+      case 1: nothing(); line("s_nop 0"); break;
+      case 2: nothing(); nothing(); break;
+      default: nothing(); line("v_xor_b32 " + v(d) + ", " + src0(r) + ", " + v(d)); break;
+    }
+    static constexpr const char* ctrl[] = {"row_shr:1", "row_ror:7", "quad_perm:[1,0,3,2]", "row_mirror"};
+    line("v_mov_b32_dpp " + v(d) + ", " + v(a) + " " + ctrl[r.below(4)] + " row_mask:0xf bank_mask:0xf" +
+         (r.chance(50) ? " bound_ctrl:0" : ""));
+  }
+
   void segment(const Segment& g) {
     SegRng r(g.seed);
     switch (g.kind) {
@@ -568,6 +594,7 @@ class Emitter {
       case SegKind::lane: lane(r, g.variant); break;
       case SegKind::nop: line("s_nop " + std::to_string(g.size % 8)); break;
       case SegKind::wait: extra_wait(r, g.variant); break;
+      case SegKind::dpp: dpp(r, g.variant); break;
       case SegKind::count_: break;
     }
   }
@@ -648,7 +675,8 @@ class Emitter {
                                                                       {7, K::loop},
                                                                       {4, K::lane},
                                                                       {4, K::nop},
-                                                                      {3, K::wait}})),
+                                                                      {3, K::wait},
+                                                                      {3, K::dpp}})),
       // Full-range fields whatever the size: rapidcheck's inRange and arbitrary scale with it, and the program's
       // length (gen_program_spec) already takes the size; shrinking still moves each toward 0.
       rc::gen::set(&Segment::size, rc::gen::resize(100, rc::gen::inRange(0u, 8u))),

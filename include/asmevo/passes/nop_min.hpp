@@ -20,23 +20,13 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
+#include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
 
 namespace asmevo::passes {
 
 namespace detail {
-
-[[nodiscard]] inline std::set<FindingKey> hazard_keys(const Program& p, const PassContext& c, bool errors_only = false) {
-  const analysis::Cfg g = analysis::build_cfg(p);
-  auto entries = kernel_entries(p, g, c);
-  std::set<FindingKey> s;
-  if (!entries) return s;
-  for (const auto e : *entries)
-    for (const auto& f : analysis::check_hazards(p, g, e, p.target, c.xnack))
-      if (!errors_only || f.severity == analysis::Severity::error) s.emplace(f.rule, f.at.value, f.other ? f.other->value : ~0u);
-  return s;
-}
 
 [[nodiscard]] inline bool is_nop(const Inst& in) { return isa::forms(in.target)[in.form].mnemonic == "s_nop"; }
 

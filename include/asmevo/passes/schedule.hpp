@@ -47,6 +47,7 @@
 #include "asmevo/analysis/hazard_check.hpp"
 #include "asmevo/analysis/mfma_info.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/verify/emu/timing_params.hpp"
 
@@ -247,22 +248,20 @@ struct Region {
   std::vector<InstId> now, want;
 };
 
-using FindingKey = std::tuple<std::string, std::uint32_t, std::uint32_t>;
-
 /// The waitcnt and hazard findings of every kernel, as (rule, at, other) keys, and the first finding whose key is not
 /// in `base` (when given), for the notes.
 struct Checked {
-  std::set<FindingKey> keys;
+  std::set<detail::FindingKey> keys;
   std::optional<analysis::Finding> fresh;
 };
 
 [[nodiscard]] inline Checked check(const Program& p, const PassContext& c, const std::vector<std::uint32_t>& entries,
-                                   const std::set<FindingKey>* base = nullptr) {
+                                   const std::set<detail::FindingKey>* base = nullptr) {
   const analysis::Cfg g = analysis::build_cfg(p);
   Checked out;
   auto take = [&](analysis::Findings fs) {
     for (auto& f : fs) {
-      FindingKey k{f.rule, f.at.value, f.other ? f.other->value : ~0u};
+      detail::FindingKey k = detail::key_of(f);
       if (base && !out.fresh && !base->count(k)) out.fresh = std::move(f);
       out.keys.insert(std::move(k));
     }
@@ -274,9 +273,6 @@ struct Checked {
   return out;
 }
 
-[[nodiscard]] inline bool subset(const std::set<FindingKey>& a, const std::set<FindingKey>& b) {
-  return std::includes(b.begin(), b.end(), a.begin(), a.end());
-}
 
 /// Moves the region's instructions into `want` order with the fewest moves (those outside a longest run already in
 /// order), each a move_before the instruction that now follows it (move_after for the last). Returns the edits made.
@@ -416,7 +412,7 @@ struct Schedule {
         ++batch_regions;
       }
       if (!batch_regions) break;
-      if (auto all = sd::check(p, c, entries); sd::subset(all.keys, now)) {
+      if (auto all = sd::check(p, c, entries); detail::no_new(now, all.keys)) {
         now = std::move(all.keys);
         kept += batch_regions;
         moved += batch_moved;

@@ -28,32 +28,12 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/pass.hpp"
 
 namespace asmevo::passes {
 
 namespace detail {
-
-using FindingKey = std::tuple<std::string, std::uint32_t, std::uint32_t>;
-
-/// The findings of `f` as comparable keys (rule, at, other).
-[[nodiscard]] inline std::set<FindingKey> finding_keys(const analysis::Findings& f) {
-  std::set<FindingKey> s;
-  for (const auto& x : f) s.emplace(x.rule, x.at.value, x.other ? x.other->value : ~0u);
-  return s;
-}
-
-/// True if every key of `after` is in `before` (nothing new was found).
-[[nodiscard]] inline bool no_new(const std::set<FindingKey>& before, const std::set<FindingKey>& after) {
-  return std::includes(before.begin(), before.end(), after.begin(), after.end());
-}
-
-[[nodiscard]] inline std::set<FindingKey> waitcnt_keys(const Program& p, const analysis::Cfg& g,
-                                                      const std::vector<std::uint32_t>& entries) {
-  std::set<FindingKey> s;
-  for (const auto e : entries) s.merge(finding_keys(analysis::check_waitcnt(p, g, e, p.target)));
-  return s;
-}
 
 /// True if the kernel code holds a FLAT instruction (flat_*: it may go to LDS or memory, so vmcnt may then retire
 /// out of order; analysis/waitcnt_check.hpp, LLVM WaitcntBrackets::hasPendingFlat).
@@ -265,12 +245,28 @@ struct WaitcntMin {
       if (!reached) continue;
       if ((x.wait && x.wait->waits_for_nothing(t)) || redundant) drop.push_back(p.items[i].inst.id);
     }
-    for (const InstId id : drop) {
+    // A wait takes an issue slot, so it counts as a wait state for the hazard rules: dropping one can leave a
+    // hazard's reader too close to its writer (a VALU write, a wait for nothing, then a DPP read of the same VGPR).
+    // Keep the drops only while the hazard checker finds nothing new; otherwise retry one wait at a time.
+    if (drop.empty()) return changed;
+    const auto hazards = detail::hazard_keys(p, c);
+    const std::size_t mark = r.log().size();
+    for (const InstId id : drop)
       if (auto e = r.erase(id, "waitcnt-min"); !e) return unexpected(std::move(e).error());
-      changed = true;
+    std::size_t dropped = drop.size();
+    if (!detail::no_new(hazards, detail::hazard_keys(p, c))) {
+      r.undo(r.log().size() - mark);
+      dropped = 0;
+      for (const InstId id : drop) {
+        if (auto e = r.erase(id, "waitcnt-min"); !e) return unexpected(std::move(e).error());
+        if (detail::no_new(hazards, detail::hazard_keys(p, c))) ++dropped;
+        else r.undo(1);
+      }
+      st.notes.push_back("kept " + std::to_string(drop.size() - dropped) +
+                         " wait(s) for nothing: each is a wait state a hazard needs");
     }
-    if (!drop.empty()) st.notes.push_back("dropped " + std::to_string(drop.size()) + " wait(s) that wait for nothing");
-    return changed;
+    if (dropped) st.notes.push_back("dropped " + std::to_string(dropped) + " wait(s) that wait for nothing");
+    return changed || dropped > 0;
   }
 };
 
