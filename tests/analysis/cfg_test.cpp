@@ -11,24 +11,16 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/ir/parser.hpp"
+#include "analysis/test_programs.hpp"
 
 namespace {
 
 using namespace asmevo;
 using namespace asmevo::analysis;
 
-Program parse(const std::string& text) {
-  auto p = parse_program(text, Target::gfx942, "<cfg_test>");
-  EXPECT_TRUE(p.has_value()) << (p ? std::string{} : p.error().message);
-  return p ? std::move(*p) : Program{};
-}
+Program parse(const std::string& text) { return test::parse_gfx942(text, "<cfg_test>"); }
 
-/// The block a label names (fails the test if none).
-std::uint32_t B(const Cfg& g, const std::string& label) {
-  const auto b = g.block_named(label);
-  EXPECT_TRUE(b.has_value()) << "no block for " << label;
-  return b.value_or(Cfg::none);
-}
+std::uint32_t B(const Cfg& g, const std::string& label) { return test::block_of(g, label); }
 
 std::set<std::uint32_t> succ(const Cfg& g, std::uint32_t b) { return {g.succ[b].begin(), g.succ[b].end()}; }
 std::set<std::uint32_t> pred(const Cfg& g, std::uint32_t b) { return {g.pred[b].begin(), g.pred[b].end()}; }

@@ -14,6 +14,7 @@
 #include "asmevo/analysis/loops.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/ir/parser.hpp"
+#include "analysis/test_programs.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 
@@ -22,17 +23,9 @@ namespace {
 using namespace asmevo;
 using namespace asmevo::analysis;
 
-Program parse(const std::string& text) {
-  auto p = parse_program(text, Target::gfx942, "<loops_test>");
-  EXPECT_TRUE(p.has_value()) << (p ? std::string{} : p.error().message);
-  return p ? std::move(*p) : Program{};
-}
+Program parse(const std::string& text) { return test::parse_gfx942(text, "<loops_test>"); }
 
-std::uint32_t B(const Cfg& g, const std::string& label) {
-  const auto b = g.block_named(label);
-  EXPECT_TRUE(b.has_value()) << "no block for " << label;
-  return b.value_or(Cfg::none);
-}
+std::uint32_t B(const Cfg& g, const std::string& label) { return test::block_of(g, label); }
 
 struct Found {
   Program p;
