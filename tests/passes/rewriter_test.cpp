@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "asmevo/analysis/cfg.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/passes/rewriter.hpp"
@@ -150,6 +151,113 @@ TEST(Rewriter, ReplayReproducesIdsAndText) {
   ASSERT_FALSE(res);
   EXPECT_NE(res.error().message.find("edit 3 (delete)"), std::string::npos) << res.error().message;
   EXPECT_EQ(print_program(c), print_program(orig));
+}
+
+Item label_item(const std::string& name) {
+  Item it;
+  it.kind = Item::Kind::label;
+  it.name = name;
+  return it;
+}
+Item inst_item(const std::string& text) {
+  Item it;
+  it.kind = Item::Kind::inst;
+  it.inst = inst(text);
+  return it;
+}
+
+TEST(Rewriter, InsertCodeBringsLabelsAndBranchesBeforeABlockAndUndoes) {
+  Program p = parse(kLoop);
+  const Program before = p;
+  Rewriter r(p);
+  // A region before .Lloop: what fell into .Lloop (i1's block) now falls into .Lpre; the back edge still reaches .Lloop.
+  ASSERT_TRUE(r.insert_code(InstId{2}, {label_item(".Lpre"), inst_item("s_add_u32 s3, s2, -1"),
+                                         inst_item("s_cmp_eq_u32 s3, 0"), inst_item("s_cbranch_scc1 .Lloop"),
+                                         inst_item("s_branch .Lpre")}, "test"));
+  EXPECT_TRUE(r.has_label(".Lpre"));
+  const auto l = listing(p);
+  ASSERT_EQ(l.size(), 12u);
+  EXPECT_EQ(l[2], "i8 s_add_u32 s3, s2, -1");
+  EXPECT_EQ(l[5], "i11 s_branch .Lpre");
+  EXPECT_EQ(l[6], "i2 v_add_u32_e32 v1, v1, v0");
+  const auto g = analysis::build_cfg(p);
+  const auto pre = g.block_named(".Lpre"), loop = g.block_named(".Lloop");
+  ASSERT_TRUE(pre && loop);
+  // The region is two blocks (its conditional branch ends the first), right before the loop's.
+  EXPECT_EQ(*pre + 2, *loop) << "the region sits right before the block, its labels ahead of the block's";
+  EXPECT_EQ(g.succ[*pre].size(), 2u);
+  // Replay on the original gives the same program; undo gives the original back, label included.
+  Program copy = before;
+  Rewriter r2(copy);
+  ASSERT_TRUE(r2.replay(r.log()));
+  EXPECT_EQ(listing(copy), l);
+  EXPECT_EQ(r.undo(), 1u);
+  EXPECT_FALSE(r.has_label(".Lpre"));
+  EXPECT_EQ(listing(p), listing(before));
+  EXPECT_EQ(p.items.size(), before.items.size());
+  EXPECT_EQ(r.fresh_label(".Lloop"), ".Lloop_1");
+}
+
+TEST(Rewriter, InsertCodeRefusesWhatWouldBreakTheCfg) {
+  Program p = parse(kLoop);
+  Rewriter r(p);
+  auto refused = [&](InstId at, std::vector<Item> code, const std::string& why) {
+    auto e = r.insert_code(at, std::move(code));
+    ASSERT_FALSE(e.has_value()) << why;
+    EXPECT_NE(e.error().message.find(why), std::string::npos) << e.error().message;
+  };
+  refused(InstId{2}, {label_item(".Lloop"), inst_item("s_nop 0")}, "is not new");
+  refused(InstId{2}, {inst_item("s_branch .Lnowhere")}, "is a label of neither");
+  refused(InstId{3}, {inst_item("s_nop 0")}, "does not start a basic block");
+  refused(InstId{2}, {inst_item("s_branch .Lloop"), inst_item("s_nop 0")}, "no path reaches it");
+  refused(InstId{2}, {}, "nothing to insert");
+  refused(InstId{99}, {inst_item("s_nop 0")}, "no instruction i99");
+  EXPECT_TRUE(r.log().empty());
+  // A region that ends where control never falls out would cut off the unlabelled block after the loop.
+  refused(InstId{6}, {label_item(".Ldead"), inst_item("s_branch .Lloop")}, "nothing would reach that block");
+  // Right after a conditional branch (a block start without a label) a region is allowed.
+  EXPECT_TRUE(r.insert_code(InstId{6}, {label_item(".Lexit"), inst_item("s_nop 0")}));
+}
+
+TEST(Rewriter, InsertCodeNeverMovesAPinnedBlockStart) {
+  // A kernel symbol, and a label an alignment directive places (the kernarg-preload entry at +256).
+  Program p = parse(
+      "  .globl k\n"
+      "  .type k,@function\n"
+      "k:\n"
+      "  s_load_dwordx2 s[2:3], s[0:1], 0x0\n"   // i0
+      "  s_waitcnt lgkmcnt(0)\n"                 // i1
+      "  s_branch .Lentry\n"                     // i2
+      "  .p2align 8\n"
+      ".Lentry:\n"
+      "  .loc 1 2 3\n"
+      "  v_mov_b32 v1, 0\n"                      // i3
+      "  s_endpgm\n");                           // i4
+  Rewriter r(p);
+  auto e = r.insert_code(InstId{0}, {inst_item("s_nop 0")});
+  ASSERT_FALSE(e.has_value());
+  EXPECT_NE(e.error().message.find("symbol 'k'"), std::string::npos) << e.error().message;
+  auto f = r.insert_code(InstId{3}, {inst_item("s_nop 0")});
+  ASSERT_FALSE(f.has_value());
+  EXPECT_NE(f.error().message.find("alignment directive (.p2align 8)"), std::string::npos) << f.error().message;
+  EXPECT_TRUE(r.log().empty());
+  // A loop header aligned by the compiler, reached by falling through: the region goes before the directive.
+  Program q = parse(
+      "k:\n"
+      "  s_mov_b32 s2, 4\n"          // i0
+      "  .p2align 6\n"
+      ".Lloop:\n"
+      "  s_sub_u32 s2, s2, 1\n"      // i1
+      "  s_cmp_lg_u32 s2, 0\n"       // i2
+      "  s_cbranch_scc1 .Lloop\n"    // i3
+      "  s_endpgm\n");               // i4
+  Rewriter rq(q);
+  ASSERT_TRUE(rq.insert_code(InstId{1}, {label_item(".Lpre"), inst_item("s_nop 0")}));
+  std::vector<std::string> order;
+  for (const auto& it : q.items)
+    if (it.kind == Item::Kind::label) order.push_back(it.name);
+    else if (it.kind == Item::Kind::directive) order.push_back(it.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"k", ".Lpre", ".p2align", ".Lloop"}));
 }
 
 TEST(Rewriter, EveryTargetChecksWellFormedness) {

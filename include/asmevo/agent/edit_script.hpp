@@ -10,6 +10,8 @@
 //      {"op": "move",          "at": "i12", "before": "i10"},        (or "after")
 //      {"op": "swap",          "a": "i12",  "b": "i13"},
 //      {"op": "set_waitcnt",   "at": "i9",  "vmcnt": 1, "lgkmcnt": 0}, (an absent counter waits for nothing)
+//      {"op": "insert_code",   "at": "i20", "code": [".Lmine:", "s_add_u32 s9, s6, 3", "s_cbranch_scc1 .Lmine"]},
+//                                           (a region with new labels and branches, before the block i20 starts)
 //      {"op": "pass",          "name": "waitcnt-min", "args": {"window": 64}}
 //    ]}
 //
@@ -90,6 +92,7 @@ struct OpShape {
       {"move", {"at"}, {"before", "after"}},
       {"swap", {"a", "b"}, {}},
       {"set_waitcnt", {"at"}, {"vmcnt", "expcnt", "lgkmcnt"}},
+      {"insert_code", {"at", "code"}, {}},
       {"pass", {"name"}, {"args"}},
   };
   return s;
@@ -158,6 +161,52 @@ struct Checker {
         continue;
       }
       out.push_back(std::move(*in));
+    }
+    if (!good) return std::nullopt;
+    return out;
+  }
+
+  /// A non-empty array of region lines: labels ("name:") and instruction texts parsed for `t`.
+  std::optional<std::vector<Item>> code(const nlohmann::json& j, const std::string& ptr, Target t) {
+    if (!j.is_array() || j.empty()) {
+      add(ptr, "expected a non-empty array of labels (\".Lname:\") and instruction texts, found " + type_name(j));
+      return std::nullopt;
+    }
+    std::vector<Item> out;
+    bool good = true;
+    for (std::size_t k = 0; k < j.size(); ++k) {
+      const std::string kp = ptr + "/" + std::to_string(k);
+      if (!j[k].is_string()) {
+        add(kp, "expected a label or an instruction text, found " + type_name(j[k]));
+        good = false;
+        continue;
+      }
+      const std::string text = j[k].get<std::string>();
+      Item it;
+      if (!text.empty() && text.back() == ':') {
+        const std::string name = text.substr(0, text.size() - 1);
+        const bool ident = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$';
+        }) && !(name[0] >= '0' && name[0] <= '9');
+        if (!ident) {
+          add(kp, "\"" + printable(text) + "\" is not a label: letters, digits, '_', '.', '$', not starting with a digit");
+          good = false;
+          continue;
+        }
+        it.kind = Item::Kind::label;
+        it.name = name;
+      } else {
+        auto in = parse_inst(text, t);
+        if (!in) {
+          add(kp, "\"" + printable(text) + "\" is not a " + std::string(to_string(t)) + " instruction: " +
+                      in.error().message + (in.error().hint.empty() ? std::string{} : " (" + in.error().hint + ")"));
+          good = false;
+          continue;
+        }
+        it.kind = Item::Kind::inst;
+        it.inst = std::move(*in);
+      }
+      out.push_back(std::move(it));
     }
     if (!good) return std::nullopt;
     return out;
@@ -348,6 +397,19 @@ struct Checker {
             }
           }
         if (res.errors.size() != before) continue;
+      } else if (op == "insert_code") {
+        auto code = ck.code(e["code"], ptr + "/code", m.target);
+        if (!at || !code) continue;
+        ed.op = O::insert_code, ed.at = *at, ed.code = std::move(*code);
+        for (std::size_t k = 0; k < ed.code.size(); ++k)
+          for (const auto& kern : m.kernels) {
+            if (ed.code[k].kind != Item::Kind::inst || (kernel && &kern != kernel)) continue;
+            if (auto why = detail::abi_problem(ed.code[k].inst, kern, m.target); !why.empty()) {
+              ck.add(ptr + "/code/" + std::to_string(k), why);
+              break;
+            }
+          }
+        if (res.errors.size() != before) continue;
       } else if (op == "delete") {
         if (!at) continue;
         ed.op = O::erase, ed.at = *at;
@@ -426,6 +488,12 @@ struct Checker {
       case O::move_before: j = {{"op", "move"}, {"at", id(e.at)}, {"before", id(e.other)}}; break;
       case O::move_after: j = {{"op", "move"}, {"at", id(e.at)}, {"after", id(e.other)}}; break;
       case O::swap: j = {{"op", "swap"}, {"a", id(e.at)}, {"b", id(e.other)}}; break;
+      case O::insert_code: {
+        nlohmann::json c = nlohmann::json::array();
+        for (const auto& it : e.code) c.push_back(it.kind == Item::Kind::label ? it.name + ":" : print_inst(it.inst));
+        j = {{"op", "insert_code"}, {"at", id(e.at)}, {"code", std::move(c)}};
+        break;
+      }
       case O::set_waitcnt:
         j = {{"op", "set_waitcnt"}, {"at", id(e.at)}, {"vmcnt", e.wait.get(Counter::vm)},
              {"expcnt", e.wait.get(Counter::exp)}, {"lgkmcnt", e.wait.get(Counter::lgkm)}};

@@ -8,12 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "asmevo/passes/batch_loads.hpp"
 #include "asmevo/passes/dce.hpp"
 #include "asmevo/passes/load_widen.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/peephole.hpp"
 #include "asmevo/passes/schedule.hpp"
+#include "asmevo/passes/unroll.hpp"
 #include "asmevo/passes/vgpr_compact.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
 
@@ -36,7 +38,7 @@ template <Pass P>
 
 /// Every built-in pass, in the order `asmevo passes` lists them.
 [[nodiscard]] inline std::span<const PassInfo> builtin_passes() {
-  static const std::array<PassInfo, 8> all{
+  static const std::array<PassInfo, 10> all{
       detail::info_of<WaitcntMin>(),
       detail::info_of<NopMin>(),
       detail::info_of<HazardFix>(),
@@ -45,6 +47,8 @@ template <Pass P>
       detail::info_of<LoadWiden>(),
       detail::info_of<Peephole>(),
       detail::info_of<Schedule>(),
+      detail::info_of<Unroll>(),
+      detail::info_of<BatchLoads>(),
   };
   return all;
 }

@@ -5,13 +5,22 @@
 //  - Ids are stable: an untouched instruction keeps its id; `replace` keeps the id on the first new instruction (the
 //    DESIGN.md example "replace i42 with [...]" still names i42 afterwards); inserted instructions get fresh ids from
 //    Program::next_id, so replaying the same log on the same original gives the same ids.
-//  - Labels, directives, kernel blocks and metadata are never edited: only instruction items move.
-//  - The CFG keeps its shape: a branch or terminator (s_branch, s_cbranch_*, s_endpgm, s_setpc_b64 ...) is never
-//    inserted, moved, swapped or erased, and may only be replaced by one of the same kind (conditional, fall-through,
-//    terminator: detail::same_control), so only a branch's target label may change; nothing is
-//    inserted or moved between an instruction control never falls out of (s_branch, s_endpgm) and the next label
-//    (code no path reaches); a new branch target must name a label of the program. Code inserted right after a
+//  - Existing labels, directives, kernel blocks and metadata are never edited: only instruction items move.
+//  - Instruction by instruction, the CFG keeps its shape: a branch or terminator (s_branch, s_cbranch_*, s_endpgm,
+//    s_setpc_b64 ...) is never inserted, moved, swapped or erased, and may only be replaced by one of the same kind
+//    (conditional, fall-through, terminator: detail::same_control), so only a branch's target label may change;
+//    nothing is inserted or moved between an instruction control never falls out of (s_branch, s_endpgm) and the next
+//    label (code no path reaches); a new branch target must name a label of the program. Code inserted right after a
 //    conditional branch starts its fall-through successor.
+//  - New control flow comes only as a region (`insert_code`): straight-line code, new labels and branches, placed
+//    just before the labels of the block an instruction starts. What fell through into that block now falls into
+//    the region; branches to the block's labels still reach the block. Every label of the region is new to the
+//    program, every branch in it names a label of the program or of the region (no indirect branch), its code is
+//    reachable (after an instruction control never falls out of, only a new label starts more), and it does not
+//    cut off a block that only fall-through reaches. No region goes before a kernel or function symbol; before an
+//    aligned block it goes ahead of the alignment directive, and not at all where nothing falls into that directive
+//    (the kernarg-preload entry at +256, which firmware enters directly). Loop
+//    transformations (unroll, software pipelining) and versioning are built from it.
 //  - Every new instruction is well-formed for the program's target: it prints to text that the parser reads back as
 //    the same form and operands (register class, width, alignment, immediate ranges).
 #pragma once
@@ -45,6 +54,7 @@ struct Edit {
     move_after,     ///< move `at` to just after `other`
     swap,           ///< exchange the places of `at` and `other`
     set_waitcnt,    ///< give the s_waitcnt `at` the counts `wait`
+    insert_code,    ///< `code` (instructions and new labels) just before the labels of the block `at` starts
   };
   Op op = Op::erase;
   InstId at{};
@@ -52,6 +62,8 @@ struct Edit {
   std::vector<Inst> insts;
   Waitcnt wait{};
   std::string why;  ///< who asked for it: a rule or pass name, or "script"
+  /// insert_code: the region, in order; each Item::Kind::inst or Item::Kind::label (the ids are assigned on insert).
+  std::vector<Item> code;
 };
 
 [[nodiscard]] constexpr std::string_view to_string(Edit::Op op) noexcept {
@@ -64,6 +76,7 @@ struct Edit {
     case Edit::Op::move_after: return "move_after";
     case Edit::Op::swap: return "swap";
     case Edit::Op::set_waitcnt: return "set_waitcnt";
+    case Edit::Op::insert_code: return "insert_code";
   }
   return "?";
 }
@@ -160,6 +173,21 @@ class Rewriter {
   Expected<void> set_waitcnt(InstId at, Waitcnt w, std::string why = {}) {
     return apply(Edit{Edit::Op::set_waitcnt, at, {}, {}, w, std::move(why)});
   }
+  /// Inserts a region of code with its own labels and branches before the block `at` starts (see the file comment).
+  Expected<void> insert_code(InstId at, std::vector<Item> code, std::string why = {}) {
+    Edit e{Edit::Op::insert_code, at, {}, {}, {}, std::move(why)};
+    e.code = std::move(code);
+    return apply(std::move(e));
+  }
+
+  /// True if `name` is a label of the program.
+  [[nodiscard]] bool has_label(const std::string& name) const { return labels_.contains(name); }
+  /// A label name of the form `stem`, `stem_1`, `stem_2` ... that the program does not have yet.
+  [[nodiscard]] std::string fresh_label(const std::string& stem) const {
+    std::string n = stem;
+    for (unsigned k = 1; labels_.contains(n); ++k) n = stem + "_" + std::to_string(k);
+    return n;
+  }
 
   /// Applies one edit (checked as the file comment says) and logs it.
   Expected<void> apply(Edit e) {
@@ -218,7 +246,10 @@ class Rewriter {
     for (auto s = j.steps.rbegin(); s != j.steps.rend(); ++s) {
       auto& items = p_->items;
       switch (s->kind) {
-        case Step::Kind::inserted: items.erase(items.begin() + static_cast<std::ptrdiff_t>(s->index)); break;
+        case Step::Kind::inserted:
+          if (items[s->index].kind == Item::Kind::label) labels_.erase(items[s->index].name);
+          items.erase(items.begin() + static_cast<std::ptrdiff_t>(s->index));
+          break;
         case Step::Kind::removed: items.insert(items.begin() + static_cast<std::ptrdiff_t>(s->index), std::move(s->item)); break;
         case Step::Kind::changed: items[s->index] = std::move(s->item); break;
       }
@@ -280,6 +311,122 @@ class Rewriter {
     return {};
   }
 
+  /// True if `name` is a symbol of the code object (named by .globl/.type/.size, or a kernel's), not a local label.
+  [[nodiscard]] bool is_symbol(const std::string& name) const {
+    for (const auto& it : p_->items) {
+      if (it.kind == Item::Kind::kernel && it.kernel.name == name) return true;
+      if (it.kind != Item::Kind::directive) continue;
+      if (it.name != ".globl" && it.name != ".type" && it.name != ".size" && it.name != ".global") continue;
+      const auto end = it.text.find_first_of(", \t");
+      if (it.text.substr(0, end) == name) return true;
+    }
+    return false;
+  }
+
+  /// insert_code (see the file comment): checks the whole region before it changes anything.
+  Expected<void> insert_region(Edit& e, std::size_t at, Journal& j) {
+    if (e.code.empty()) return unexpected(refuse(e, e.at, "nothing to insert"));
+    // Before the labels (and the comments, blank lines and debug-line directives among them) that directly precede
+    // `at`. Where the block's start is pinned -- an alignment directive before its labels (the kernarg-preload entry
+    // at +256), a symbol of the code object among them (a kernel or function entry) -- nothing may go before it.
+    std::size_t pos = at;
+    bool labelled = false;
+    auto transparent = [](const Item& it) {
+      return it.kind == Item::Kind::blank || it.kind == Item::Kind::comment ||
+             (it.kind == Item::Kind::directive && (it.name == ".loc" || it.name.rfind(".cfi_", 0) == 0));
+    };
+    std::vector<std::string> names;
+    for (std::size_t k = at; k-- > 0;) {
+      const Item& it = p_->items[k];
+      if (it.kind == Item::Kind::label) labelled = true, pos = k, names.push_back(it.name);
+      else if (transparent(it)) continue;
+      else break;
+    }
+    for (const auto& n : names)
+      if (is_symbol(n))
+        return unexpected(refuse(e, e.at, "the block starts at symbol '" + n + "' (a kernel or function entry): code "
+                                          "before it would not run", "insert before a later block"));
+    // An alignment directive before the labels: the region goes before it (control falls through the padding into
+    // the block), unless nothing falls into it there -- the kernarg-preload entry, which firmware enters at +256.
+    for (std::size_t k = pos; k-- > 0;) {
+      const Item& it = p_->items[k];
+      if (transparent(it)) continue;
+      if (it.kind == Item::Kind::directive && (it.name == ".p2align" || it.name == ".align" || it.name == ".balign")) {
+        if (dead_spot(k))
+          return unexpected(refuse(e, e.at, "an alignment directive (" + it.name + " " + it.text + ") pins where this "
+                                            "block starts and no code falls into it: a region there would never run",
+                                   "insert before a later block"));
+        pos = k;
+      }
+      break;
+    }
+    if (!labelled && at > 0 && !dead_spot(at)) {
+      // `at` must start a block: a branch or terminator precedes it, or it is the first instruction of the program.
+      bool starts = true;
+      for (std::size_t k = at; k-- > 0;)
+        if (p_->items[k].kind == Item::Kind::inst) {
+          starts = detail::ends_block(p_->items[k].inst);
+          break;
+        } else if (!transparent(p_->items[k])) {
+          starts = false;  // a directive between the branch and `at`: the region would not start the block
+          break;
+        }
+      if (!starts)
+        return unexpected(refuse(e, e.at, "it does not start a basic block: a region goes before a block's labels",
+                                 "name the first instruction of a block"));
+    }
+    std::unordered_set<std::string> fresh;
+    for (const Item& it : e.code) {
+      if (it.kind == Item::Kind::label) {
+        if (it.name.empty() || labels_.contains(it.name) || !fresh.insert(it.name).second)
+          return unexpected(refuse(e, e.at, "label '" + it.name + "' is not new: a region brings labels of its own"));
+      } else if (it.kind != Item::Kind::inst) {
+        return unexpected(refuse(e, e.at, "a region holds instructions and labels only"));
+      }
+    }
+    // Well-formed instructions, branches to known labels, no code where no path reaches.
+    bool dead = dead_spot(pos) && e.code.front().kind != Item::Kind::label;
+    if (dead) return unexpected(refuse(e, e.at, "the region starts where no path reaches and has no label of its own"));
+    for (std::size_t k = 0; k < e.code.size(); ++k) {
+      const Item& it = e.code[k];
+      if (it.kind == Item::Kind::label) {
+        dead = false;
+        continue;
+      }
+      if (dead)
+        return unexpected(refuse(e, e.at, "region entry " + std::to_string(k) + " follows an instruction control never "
+                                          "falls out of, with no label in between: no path reaches it"));
+      Inst in = it.inst;
+      in.target = p_->target;
+      if (auto why = check_well_formed(in, p_->target); !why.empty())
+        return unexpected(refuse(e, e.at, "region entry " + std::to_string(k) + " is not well-formed: " + why));
+      if (auto l = detail::branch_label(in); l && !labels_.count(*l) && !fresh.count(*l))
+        return unexpected(refuse(e, e.at, "branch target '" + *l + "' is a label of neither the program nor the region"));
+      if ((detail::ends_block(in) && !detail::branch_label(in) && !detail::no_fallthrough(in)) ||
+          detail::rw_form(in).has(isa::prop::indirect_branch))
+        return unexpected(refuse(e, e.at, "'" + print_inst(in) + "' transfers control without a label operand",
+                                 "a region's branches name labels"));
+      dead = detail::no_fallthrough(in);
+    }
+    // A block only fall-through reaches must stay reachable: the region may not end where control never falls out.
+    if (dead && !labelled)
+      return unexpected(refuse(e, e.at, "the region ends in an instruction control never falls out of, and the block "
+                                        "after it has no label: nothing would reach that block"));
+    for (std::size_t k = 0; k < e.code.size(); ++k) {
+      Item it = e.code[k];
+      it.line = 0;
+      if (it.kind == Item::Kind::inst) {
+        it.inst.target = p_->target;
+        it.inst.id = p_->fresh_id();
+        e.code[k].inst.id = it.inst.id;
+      } else {
+        labels_.insert(it.name);
+      }
+      put(pos + k, std::move(it), j);
+    }
+    return {};
+  }
+
   Expected<void> apply_raw(Edit& e, Journal& j) {
     auto at = locate(e, e.at);
     if (!at) return unexpected(std::move(at).error());
@@ -287,6 +434,7 @@ class Rewriter {
     const bool cur_ends = detail::ends_block(cur);
     using O = Edit::Op;
     switch (e.op) {
+      case O::insert_code: return insert_region(e, *at, j);
       case O::insert_before:
       case O::insert_after: {
         if (e.insts.empty()) return unexpected(refuse(e, e.at, "nothing to insert"));
