@@ -47,3 +47,31 @@ print(f"verified modeled speedup: {j['speedup']:.4f}x ({j['modeled_cycles_before
       f"{j['modeled_cycles_after']:.0f} modeled cycles; {j['attempts']} attempts, {j['accepted']} accepted; {state})")
 PY
 echo "== report: $build/vec_add.optimize.html"
+
+# The last step shows what asmevo is for: a row reduction of the project's own (examples/kernels/row_sum.hip, built
+# by clang-22 -O3) keeps one load in flight per wave in its counted loop; the built-in proposer reads the cost
+# model's hot windows, sees the wait inside the loop, unrolls it and batches the copies' loads, and the gate verifies
+# K1 on the launch file's eight shapes (trip counts 64..71: every remainder of an unroll by up to 8) before it is kept.
+rco="$build/examples/kernels/row_sum.gfx942.co"
+rlaunch="$here/examples/launch/row_sum.json"
+echo "== asmevo optimize $rco --launch $rlaunch (a row reduction: one wave per row, one load in flight)"
+"$asmevo" optimize "$rco" --launch "$rlaunch" -o "$build/row_sum.k1.co" --budget 24 --seed 1 \
+  --report "$build/row_sum.optimize.html" --json > "$build/row_sum.optimize.json"
+"$asmevo" emulate "$rco" --launch "$rlaunch" --shape 0 --timing --json > "$build/row_sum.k0.timing.json"
+"$asmevo" emulate "$build/row_sum.k1.co" --launch "$rlaunch" --shape 0 --timing --json > "$build/row_sum.k1.timing.json"
+python3 - "$build/row_sum.optimize.json" "$build/row_sum.k0.timing.json" "$build/row_sum.k1.timing.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for s in j["accepted_steps"]:
+    print(f"accepted: {s['summary']} ({s['cost_before']:.0f} -> {s['cost_after']:.0f} modeled cycles)")
+state = "verified equivalent to K0" if j["verified"] else "nothing verified was faster"
+print(f"verified modeled speedup: {j['speedup']:.2f}x ({j['modeled_cycles_before']:.0f} -> "
+      f"{j['modeled_cycles_after']:.0f} modeled cycles; {state})")
+for name, f in (("K0", sys.argv[2]), ("K1", sys.argv[3])):
+    e = json.load(open(f))
+    t, c = e["timing"], e["modeled_cycles"]
+    print(f"{name}: {c} modeled cycles; speed-of-light bound {t['bound_cycles']} cycles ({t['bound_kind']}: "
+          f"memory {t['bound']['memory']}, issue {t['bound']['issue']}, latency {t['bound']['latency']}), "
+          f"modeled / bound {c / t['bound_cycles']:.2f}, modeled / memory bound {c / t['bound']['memory']:.2f}")
+PY
+echo "== report: $build/row_sum.optimize.html"

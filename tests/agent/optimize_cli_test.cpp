@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -124,11 +125,12 @@ TEST_F(OptimizeCli, FindsAVerifiedModeledSpeedupAndWritesK1AndTheReport) {
 TEST_F(OptimizeCli, KilledAndResumedEndsExactlyLikeAnUninterruptedRun) {
   if (!use_kernel_with_headroom()) GTEST_SKIP() << "corpus not found: set ASMEVO_CORPUS_DIR or place ../shared/corpus";
   // Long enough (a few seconds) that the kill lands in the middle.
+  // The uninterrupted run gates one candidate at a time; the killed and the resumed ones two at once (--jobs 2):
+  // the logs and K1 must still agree, attempt for attempt and byte for byte.
   const std::string common = " --budget 60 --seed 5 --lineages 3";
-  // The uninterrupted run.
   const fs::path whole = dir / "whole", k1a = dir / "a.co";
-  auto a = run("optimize " + k0 + " --launch " + launch + " -o " + k1a.string() + common + " --log " + whole.string() +
-                   " --json",
+  auto a = run("optimize " + k0 + " --launch " + launch + " -o " + k1a.string() + common + " --jobs 1 --log " +
+                   whole.string() + " --json",
                false);
   ASSERT_EQ(a.code, 0) << a.out;
   // The same run, killed (SIGKILL: no chance to tidy up) once its log holds a few attempts, then resumed.
@@ -137,7 +139,7 @@ TEST_F(OptimizeCli, KilledAndResumedEndsExactlyLikeAnUninterruptedRun) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     const std::string cmd = std::string(ASMEVO_CLI) + " optimize " + k0 + " --launch " + launch + " -o " +
-                            k1b.string() + common + " --log " + part.string() + " > /dev/null 2>&1";
+                            k1b.string() + common + " --jobs 2 --log " + part.string() + " > /dev/null 2>&1";
     ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -159,8 +161,8 @@ TEST_F(OptimizeCli, KilledAndResumedEndsExactlyLikeAnUninterruptedRun) {
   const auto logged = attempts_of(part / "log.jsonl").size();
   ASSERT_LT(logged, 60u) << "the kill came too late to interrupt anything";
 
-  auto b = run("optimize " + k0 + " --launch " + launch + " -o " + k1b.string() + common + " --resume " + part.string() +
-                   " --json",
+  auto b = run("optimize " + k0 + " --launch " + launch + " -o " + k1b.string() + common + " --jobs 2 --resume " +
+                   part.string() + " --json",
                false);
   ASSERT_EQ(b.code, 0) << b.out;
   const auto jb = nlohmann::json::parse(b.out), ja = nlohmann::json::parse(a.out);
@@ -248,6 +250,76 @@ TEST_F(OptimizeCli, TheLlmPathEndToEndAgainstAScriptedLoopbackServer) {
   for (const auto& rec : recs)
     if (rec.contains("tokens")) logged += rec["tokens"]["prompt"].get<std::uint64_t>() + rec["tokens"]["completion"].get<std::uint64_t>();
   EXPECT_EQ(logged, j["tokens"]["total"].get<std::uint64_t>());
+}
+
+// The project's row reduction (examples/kernels/row_sum.hip, the README main job's last step): the built-in
+// proposer's diagnosis sees the wait inside the counted loop, unrolls it and batches the loads, and the result
+// verifies on the launch file's eight shapes; the JSON gives K0 and K1 against the speed-of-light bound.
+TEST_F(OptimizeCli, DiagnosesTheWaitInTheLoopAndUnrollsTheRowReduction) {
+  const std::string rk0 = (fs::path(ASMEVO_EXAMPLES_DIR) / "row_sum.gfx942.co").string();
+  const std::string rl = std::string(ASMEVO_SOURCE_DIR) + "/examples/launch/row_sum.json";
+  const fs::path k1 = dir / "k1.co";
+  auto r = run("optimize " + rk0 + " --launch " + rl + " -o " + k1.string() + " --budget 8 --seed 1 --jobs 2 --json", false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["verified"].get<bool>());
+  std::printf("[row_sum optimize] %.0f -> %.0f modeled cycles, %.2fx; bound %s\n", j["modeled_cycles_before"].get<double>(),
+              j["modeled_cycles_after"].get<double>(), j["speedup"].get<double>(), j["bound"].dump().c_str());
+  EXPECT_GT(j["speedup"].get<double>(), 2.0) << r.out;
+  bool unrolled = false;
+  for (const auto& st : j["accepted_steps"])
+    unrolled |= st["summary"].get<std::string>().find("unroll:factor=") != std::string::npos;
+  EXPECT_TRUE(unrolled) << j["accepted_steps"].dump(1);
+  ASSERT_TRUE(j.contains("bound")) << r.out;
+  EXPECT_GT(j["bound"]["before"]["cycles"].get<double>(), 0);
+  EXPECT_LE(j["bound"]["after"]["cycles"].get<double>(), j["modeled_cycles_after"].get<double>());
+  EXPECT_GE(j["bound"]["before"]["headroom"].get<double>(), 1.0);
+  auto v = run("verify " + rk0 + " " + k1.string() + " --launch " + rl + " --seed 77");
+  EXPECT_EQ(v.code, 0) << v.out;
+}
+
+// The LLM path calls a transformation by name: the prompt carries the bound and the diagnosis naming the loop,
+// the scripted model answers with two pass entries, and the run counts its tokens per verified improvement.
+TEST_F(OptimizeCli, TheLlmCallsATransformationByNameFromTheDiagnosis) {
+  using asmevo::test::FakeChatServer;
+  using asmevo::test::ScriptedResponse;
+  using asmevo::test::RecordedRequest;
+  std::vector<std::string> prompts;
+  std::mutex m;
+  auto by_name = ScriptedResponse::from_request([&](const RecordedRequest& rq) {
+    const std::string prompt = rq.json()["messages"].back()["content"].get<std::string>();
+    {
+      std::lock_guard<std::mutex> lk(m);
+      prompts.push_back(prompt);
+    }
+    std::smatch mm;
+    std::string loop = ".Lnone";
+    if (std::regex_search(prompt, mm, std::regex(R"(counted loop at (\.L[A-Za-z0-9_]+))"))) loop = mm[1].str();
+    return ScriptedResponse::chat("```json\n{\"comment\": \"loads in flight\", \"edits\": [{\"op\": \"pass\", \"name\": "
+                                  "\"unroll\", \"args\": {\"factor\": 4, \"loop\": \"" + loop + "\"}}, {\"op\": \"pass\", "
+                                  "\"name\": \"batch-loads\"}]}\n```",
+                                  std::pair<std::uint64_t, std::uint64_t>{1500, 60});
+  });
+  FakeChatServer server({by_name, by_name});
+  const std::string rk0 = (fs::path(ASMEVO_EXAMPLES_DIR) / "row_sum.gfx942.co").string();
+  const std::string rl = std::string(ASMEVO_SOURCE_DIR) + "/examples/launch/row_sum.json";
+  const fs::path k1 = dir / "k1.co";
+  const auto res = asmevo::test::run_command("ASMEVO_LLM_KEY=k " + std::string(ASMEVO_CLI) + " optimize " + rk0 +
+                                                 " --launch " + rl + " -o " + k1.string() + " --budget 1 --lineages 1 --llm " +
+                                                 server.base_url() + " --model fake-model --json",
+                                             false);
+  ASSERT_TRUE(WIFEXITED(res.status)) << res.out;
+  ASSERT_EQ(WEXITSTATUS(res.status), 0) << res.out;
+  ASSERT_FALSE(prompts.empty());
+  const std::string& u = prompts.front();
+  EXPECT_NE(u.find("Speed-of-light bound of the original on this launch (cost model): "), std::string::npos) << u;
+  EXPECT_NE(u.find("Diagnosis (the cost model's reading of the hot windows"), std::string::npos) << u;
+  EXPECT_NE(u.find("in the counted loop at .Lrow_sum_0"), std::string::npos) << u;
+  const auto j = nlohmann::json::parse(res.out.substr(res.out.find('{')));
+  EXPECT_EQ(j["accepted"].get<int>(), 1) << j.dump(1);
+  EXPECT_GT(j["speedup"].get<double>(), 2.0) << j.dump(1);
+  EXPECT_EQ(j["tokens"]["total"].get<std::uint64_t>(), 1560u);
+  EXPECT_DOUBLE_EQ(j["tokens"]["per_verified_improvement"].get<double>(), 1560.0);
 }
 
 TEST_F(OptimizeCli, AResumedLogIsCheckedNotTrusted) {

@@ -63,7 +63,7 @@ verbs:
                                                     rebuild; --dry-run prints the diff and writes nothing;
                                                     a script with any problem is rejected whole; --launch
                                                     keeps changes to code K0's runs of L.json exercise
-  optimize K0.co --launch L.json -o K1.co [--budget N] [--seed S] [--lineages N] [--executor emu|hip]
+  optimize K0.co --launch L.json -o K1.co [--budget N] [--seed S] [--lineages N] [--jobs N] [--executor emu|hip]
            [--log DIR] [--resume DIR] [--report R.html] [--tokens N] [--time SEC] [--min-gain F] [--json]
            [--llm URL --model M [--llm-key K] [--llm-timeout SEC]]   (key: ASMEVO_LLM_KEY or OPENAI_API_KEY)
                                                     search for a faster K1 that verifies equivalent to K0:

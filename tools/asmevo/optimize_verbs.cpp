@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -136,7 +137,7 @@ agent::ReportData report_data(const agent::SearchResult& r, const std::string& k
 
 int cmd_optimize(int argc, char** argv) {
   auto a = parse_args(argc, argv,
-                      {"--launch", "-o", "--budget", "--seed", "--lineages", "--executor", "--log", "--resume", "--report",
+                      {"--launch", "-o", "--budget", "--seed", "--lineages", "--jobs", "--executor", "--log", "--resume", "--report",
                        "--tokens", "--time", "--min-gain", "--stall", "--llm", "--model", "--llm-key", "--llm-timeout"},
                       {"--json"});
   if (!a.errors.empty()) return usage_error(a.errors.front());
@@ -154,7 +155,10 @@ int cmd_optimize(int argc, char** argv) {
   auto seed = number_opt(a, "--seed", so.seed, 0, ~std::uint64_t{0}, rc);
   auto lineages = number_opt(a, "--lineages", so.lineages, 1, 64, rc);
   auto stall = number_opt(a, "--stall", so.stall_after, 1, 1u << 20, rc);
-  if (!budget || !seed || !lineages || !stall) return rc;
+  // Candidates gated at once: every core by default (the result does not depend on it).
+  auto jobs = number_opt(a, "--jobs", std::max(1u, std::thread::hardware_concurrency()), 1, 256, rc);
+  if (!budget || !seed || !lineages || !stall || !jobs) return rc;
+  so.jobs = static_cast<unsigned>(*jobs);
   so.budget = *budget;
   so.seed = *seed;
   so.lineages = static_cast<std::uint32_t>(*lineages);
@@ -348,7 +352,20 @@ int cmd_optimize(int argc, char** argv) {
     j["replayed"] = r.replayed;
     j["accepted"] = r.accepted;
     j["tokens"] = {{"prompt", r.tokens.prompt}, {"completion", r.tokens.completion}, {"total", r.tokens.total()},
-                   {"estimated", r.tokens.estimated}};
+                   {"estimated", r.tokens.estimated},
+                   {"per_verified_improvement", r.accepted ? nlohmann::json(static_cast<double>(r.tokens.total()) /
+                                                                            static_cast<double>(r.accepted))
+                                                           : nlohmann::json()}};
+    if (r.modeled && r.bound_before.cycles > 0) {
+      // The cost model's speed-of-light bound of K0 and of K1 on the timed shape (the latency part depends on the
+      // code, so K1's may differ).
+      const auto& b1 = verified ? r.bound_after : r.bound_before;
+      j["bound"] = {{"before", {{"cycles", r.bound_before.cycles}, {"kind", r.bound_before.kind},
+                                {"memory", r.bound_before.memory}, {"issue", r.bound_before.issue},
+                                {"latency", r.bound_before.latency}, {"headroom", r.bound_before.headroom}}},
+                    {"after", {{"cycles", b1.cycles}, {"kind", b1.kind}, {"memory", b1.memory}, {"issue", b1.issue},
+                               {"latency", b1.latency}, {"headroom", b1.headroom}}}};
+    }
     j["seconds"] = r.seconds;
     j["stopped_by"] = r.stopped_by;
     j["seed"] = so.seed;
@@ -370,6 +387,16 @@ int cmd_optimize(int argc, char** argv) {
               << fixed(verified ? r.speedup() : 1.0, 3) << "x ("
               << r.attempts << " attempts, " << r.accepted << " accepted, " << r.tokens.total() << " tokens, "
               << fixed(r.seconds, 1) << " s, stopped by " << r.stopped_by << ")\n";
+    if (r.modeled && r.bound_before.cycles > 0) {
+      const auto& b1 = verified ? r.bound_after : r.bound_before;
+      std::cout << "optimize: speed-of-light bound (cost model): K0 " << r.bound_before.cycles << " cycles ("
+                << r.bound_before.kind << "), K0 at " << fixed(r.bound_before.headroom, 2) << "x it; K1 "
+                << b1.cycles << " (" << b1.kind << "), K1 at " << fixed(b1.headroom, 2) << "x it; memory bound "
+                << r.bound_before.memory << "\n";
+    }
+    if (r.accepted && r.tokens.total())
+      std::cout << "optimize: " << fixed(static_cast<double>(r.tokens.total()) / static_cast<double>(r.accepted), 0)
+                << " tokens per verified improvement\n";
     if (!r.improved) std::cout << "optimize: no verified candidate was faster than K0; nothing written\n";
     else if (!verified)
       std::cout << "optimize: the best candidate did not verify again on fresh schedule seeds (" << reverify_reason

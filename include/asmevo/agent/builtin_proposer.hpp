@@ -1,6 +1,10 @@
 // The built-in proposer: offline, deterministic for a seed. Each attempt it proposes one edit script for the hot
-// window the search points it at, by one of five strategies (ProposalRequest::strategy):
+// window the search points it at, by one of six strategies (ProposalRequest::strategy):
 //
+//  - "diagnose": one of the transformations agent/diagnosis.hpp suggests for the focused window -- a wait inside a
+//                counted loop: `unroll` by 2, 4 or 8 with `batch-loads` and waitcnt-min; a wait elsewhere:
+//                `batch-loads`; a dependency or resource stall: the schedule. A window with no suggestion (a barrier
+//                stall: nothing built-in rewrites cross-wave reductions yet) falls through to the next strategy.
 //  - "schedule": the schedule pass over the window (a random region size), then waitcnt-min and nop-min.
 //  - "hoist":    move one memory load of the window's blocks earlier, past the independent instructions above it and past the
 //                s_waitcnts in between (a vmcnt(N) wait becomes vmcnt(N+1), so it still retires exactly what it
@@ -9,7 +13,7 @@
 //  - "sink":     move one s_waitcnt of the window's blocks (weighted by its modeled stall) later, past instructions that read nothing it retires, so that
 //                independent work runs while the memory operations complete; then waitcnt-min.
 //  - "passes":   one of the cleanup passes or pipelines (waitcnt-min, nop-min, peephole, dce, load-widen,
-//                vgpr-compact, and their combinations).
+//                vgpr-compact, batch-loads, and their combinations).
 //  - "shuffle":  move one instruction of the window to another place its dependences allow (analysis/dependence.hpp),
 //                then waitcnt-min: a random local step that lets later steps find what the list scheduler misses.
 //
@@ -27,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asmevo/agent/diagnosis.hpp"
 #include "asmevo/agent/proposer.hpp"
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/dependence.hpp"
@@ -135,7 +140,7 @@ template <class Rng>
 class BuiltinProposer {
  public:
   /// The strategies, in the order a lineage steps through them when it stalls.
-  static constexpr std::string_view strategies[] = {"schedule", "hoist", "sink", "passes", "shuffle"};
+  static constexpr std::string_view strategies[] = {"diagnose", "schedule", "hoist", "sink", "passes", "shuffle"};
 
   [[nodiscard]] std::string_view name() const noexcept { return "builtin"; }
 
@@ -157,7 +162,8 @@ class BuiltinProposer {
       if (strategies[i] == r.strategy) start = i;
     for (std::size_t k = 0; k < std::size(strategies) && !edits; ++k) {
       const std::string_view s = strategies[(start + k) % std::size(strategies)];
-      if (s == "schedule") edits = schedule(r, rng, summary);
+      if (s == "diagnose") edits = diagnose(r, rng, summary);
+      else if (s == "schedule") edits = schedule(r, rng, summary);
       else if (s == "hoist") edits = hoist(r, runs, rng, summary);
       else if (s == "sink") edits = sink(r, runs, rng, summary);
       else if (s == "passes") edits = passes(rng, summary);
@@ -190,13 +196,31 @@ class BuiltinProposer {
     return Json::array({bd::pass_edit("schedule", std::move(args)), bd::pass_edit("waitcnt-min"), bd::pass_edit("nop-min")});
   }
 
+  /// "diagnose" (see the file comment): one suggestion for the focused window, drawn uniformly.
+  template <class Rng>
+  [[nodiscard]] static std::optional<Json> diagnose(const ProposalRequest& r, Rng& rng, std::string& summary) {
+    if (r.focus >= r.hot.size()) return std::nullopt;
+    const std::vector<HotSpot> one{r.hot[r.focus]};
+    const auto ds = agent::diagnose(r.module->program, r.kernel, one);
+    if (ds.empty() || ds.front().suggestions.empty()) return std::nullopt;
+    const auto& d = ds.front();
+    const Json& edits = d.suggestions[std::uniform_int_distribution<std::size_t>(0, d.suggestions.size() - 1)(rng)];
+    for (const auto& e : edits) {
+      summary += (summary.empty() ? "" : ", ") + e["name"].get<std::string>();
+      if (e.contains("args"))
+        for (const auto& [k, v] : e["args"].items()) summary += ":" + k + "=" + (v.is_string() ? v.template get<std::string>() : v.dump());
+    }
+    summary += " (" + d.cause + ")";
+    return edits;
+  }
+
   template <class Rng>
   [[nodiscard]] static std::optional<Json> passes(Rng& rng, std::string& summary) {
     namespace bd = builtin_detail;
     static constexpr std::string_view lists[][3] = {
         {"waitcnt-min", "", ""}, {"nop-min", "", ""},      {"peephole", "waitcnt-min", ""},
         {"dce", "nop-min", ""},  {"load-widen", "waitcnt-min", ""}, {"vgpr-compact", "", ""},
-        {"peephole", "dce", "waitcnt-min"},
+        {"peephole", "dce", "waitcnt-min"}, {"batch-loads", "waitcnt-min", ""},
     };
     const auto& l = lists[std::uniform_int_distribution<std::size_t>(0, std::size(lists) - 1)(rng)];
     Json e = Json::array();

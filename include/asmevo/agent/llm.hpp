@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asmevo/agent/diagnosis.hpp"
 #include "asmevo/agent/edit_script.hpp"
 #include "asmevo/agent/http.hpp"
 #include "asmevo/agent/proposer.hpp"
@@ -644,8 +645,13 @@ struct WindowText {
       "A \"pass\" edit runs one of asmevo's passes on the kernel:\n";
   for (const auto& p : passes::builtin_passes())
     s += "  " + std::string(p.name) + ": " + std::string(p.summary) + "\n";
+  s += "A pass takes its arguments by name in \"args\"; calling a transformation this way costs far fewer tokens than "
+       "writing its instructions, and the diagnosis in the request names the ones that fit.\n";
   s += "\nExample answer:\n```json\n{\"comment\": \"wait only for the first load before its use\", \"edits\": [\n"
        "  {\"op\": \"set_waitcnt\", \"at\": \"i9\", \"vmcnt\": 1, \"why\": \"i10 needs only the older load\"}]}\n```\n";
+  s += "\nExample answer calling transformations:\n```json\n{\"comment\": \"four loads of the loop in flight\", "
+       "\"edits\": [\n  {\"op\": \"pass\", \"name\": \"unroll\", \"args\": {\"factor\": 4, \"loop\": \".LBB0_2\"}, "
+       "\"why\": \"the loop waits on its one load\"},\n  {\"op\": \"pass\", \"name\": \"batch-loads\"}]}\n```\n";
   s += "\nThe edit-script format (JSON Schema):\n";
   s += opt.schema.empty() ? std::string("(not provided: use the ops of the example and of the rules above)\n")
                           : opt.schema + (opt.schema.ends_with('\n') ? "" : "\n");
@@ -661,6 +667,14 @@ struct WindowText {
   const Target t = req.module ? req.module->target : Target::gfx942;
   std::string s = "Kernel: " + detail::llm::clip(req.kernel, 120) + " (target " + std::string(to_string(t)) + ")\n";
   s += "Modeled cycles of the current version: " + detail::llm::fixed(req.parent_cost, 0) + "\n";
+  if (req.bound_cycles > 0)
+    s += "Speed-of-light bound of the original on this launch (cost model): " + std::to_string(req.bound_cycles) +
+         " cycles, bound by " + detail::llm::clip(req.bound_kind, 20) + " (memory " + std::to_string(req.bound_memory) +
+         ", issue " + std::to_string(req.bound_issue) + ", latency of one wave's longest chain " +
+         std::to_string(req.bound_latency) + "); the current version is at " +
+         detail::llm::fixed(req.parent_cost / static_cast<double>(req.bound_cycles), 2) + "x the bound and " +
+         detail::llm::fixed(req.parent_cost / static_cast<double>(std::max<std::uint64_t>(req.bound_memory, 1)), 2) +
+         "x the memory bound\n";
   if (!req.strategy.empty()) s += "Strategy of this line of attempts: " + detail::llm::clip(req.strategy, 200) + "\n";
   const auto w = detail::llm::window_text(req, hs, opt);
   if (hs) {
@@ -684,6 +698,13 @@ struct WindowText {
         s += " i" + std::to_string(req.hot[k].first.value) + "..i" + std::to_string(req.hot[k].last.value) + " (" +
              detail::llm::fixed(req.hot[k].share * 100, 1) + "%)", ++shown;
     s += "\n";
+  }
+  if (req.module && !req.hot.empty()) {
+    const auto ds = diagnose(req.module->program, req.kernel, req.hot);
+    if (!ds.empty()) {
+      s += "\nDiagnosis (the cost model's reading of the hot windows; call a named pass with a \"pass\" edit):\n";
+      for (const auto& d : ds) s += "- " + detail::llm::clip(d.text, opt.max_field) + "\n";
+    }
   }
   if (!w.insts.empty()) {
     const auto& p = emu::timing_params(t);

@@ -74,6 +74,10 @@ struct ProposalRequest {
   std::vector<PastAttempt> history;  ///< this lineage's earlier attempts, oldest first
   std::uint64_t seed = 0;         ///< derived from (run seed, lineage, attempt): a proposer's only randomness
   double parent_cost = 0;         ///< the parent's modeled cycles (or measured time)
+  /// K0's speed-of-light bound on the timed shape (emu::Bound; all zero when the search modeled none): the most any
+  /// version can gain is parent_cost / bound_cycles.
+  std::uint64_t bound_cycles = 0, bound_memory = 0, bound_issue = 0, bound_latency = 0;
+  std::string bound_kind;         ///< which part binds: "memory", "issue", "latency" or "launch"
   std::uint64_t attempt = 0;      ///< this attempt's number in the run
 };
 

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -30,6 +31,7 @@
 #include <optional>
 #include <span>
 #include <sstream>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -68,6 +70,11 @@ struct SearchOptions {
   std::size_t timed_shape = 0;                ///< which shape of the launch is timed (the others only verify)
   std::size_t hot_windows = 4;                ///< hot windows a proposer is told about
   verify::VerifyOptions verify;               ///< the gate's options
+  /// Candidates gated (verified and timed) at once, on as many threads. The result does not depend on it: the
+  /// attempts of one round that work on different lineages are proposed and built in order, gated together, and
+  /// settled in order, and no attempt of a round reads what another of the same round changes. Executors that are
+  /// not the emulator (a GPU) gate one at a time.
+  unsigned jobs = 1;
 };
 
 /// A proposer behind a uniform face: the search holds one per kind (built-in, LLM) and assigns them to lineages.
@@ -281,6 +288,7 @@ class Search {
     for (auto& ln : lineages_) ln.hot = prof->first, ln.hot_fresh = true;
     res.hot_before = prof->first;
     res.profile_before = prof->second;
+    bound0_ = res.bound_before;
 
     // The log: a header line, then one line per attempt. A resumed log is rewritten first with the records that
     // replay (a line cut short by the kill is gone), so that appending goes on from a whole line.
@@ -308,21 +316,38 @@ class Search {
       report_progress(res, t0, true);
     }
     res.stopped_by = "budget";
-    for (; attempt < opt_.budget; ++attempt) {
-      if (opt_.token_budget && tokens_.total() >= *opt_.token_budget) {
-        res.stopped_by = "tokens";
-        break;
+    // Rounds (plan): the attempts up to the next composition work on distinct lineages, so they are prepared
+    // (proposed and built) in order, gated together on up to `jobs` threads, and settled and logged in order; a
+    // composition, which reads every lineage, is a wave of its own. An attempt's result is the same in any wave.
+    const std::uint64_t L = lineages_.size();
+    bool stop = false;
+    while (attempt < opt_.budget && !stop) {
+      const std::uint64_t slot = attempt % (L + 1);
+      const std::uint64_t end = std::min<std::uint64_t>(opt_.budget, slot < L ? attempt + (L - slot) : attempt + 1);
+      std::vector<Pending> wave;
+      for (std::uint64_t a = attempt; a < end; ++a) {
+        if (opt_.token_budget && tokens_.total() >= *opt_.token_budget) {
+          res.stopped_by = "tokens";
+          stop = true;
+          break;
+        }
+        if (opt_.wall_seconds && seconds_since(t0) >= *opt_.wall_seconds) {
+          res.stopped_by = "wall time";
+          stop = true;
+          break;
+        }
+        wave.push_back(prepare(a));
       }
-      if (opt_.wall_seconds && seconds_since(t0) >= *opt_.wall_seconds) {
-        res.stopped_by = "wall time";
-        break;
+      gate_all(wave);
+      for (auto& pd : wave) {
+        Json rec = complete(pd);
+        if (log_path_)
+          if (auto w = append_line(*log_path_, rec.dump(-1, ' ', false, Json::error_handler_t::replace)); !w)
+            return unexpected(std::move(w).error());
+        res.records.push_back(std::move(rec));
+        report_progress(res, t0, false);
       }
-      Json rec = live_attempt(attempt);
-      if (log_path_)
-        if (auto w = append_line(*log_path_, rec.dump(-1, ' ', false, Json::error_handler_t::replace)); !w)
-          return unexpected(std::move(w).error());
-      res.records.push_back(std::move(rec));
-      report_progress(res, t0, false);
+      attempt += wave.size();
     }
     return finish(std::move(res), t0);
   }
@@ -646,15 +671,32 @@ class Search {
     return {};
   }
 
-  /// One attempt, run now.
-  [[nodiscard]] Json live_attempt(std::uint64_t a) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto [li, from] = plan(a);
-    Lineage& l = lineages_[li];
-    Json rec{{"attempt", a}, {"lineage", li}};
+  /// One attempt between its proposal and its settling.
+  struct Pending {
+    std::uint32_t li = 0;
+    Json rec;
     std::vector<Json> scripts;
     std::vector<std::string> origins;
     Candidate cand;
+    bool gate = false;  ///< built: the gate decides
+    verify::TimeOutcome time;
+    std::chrono::steady_clock::time_point t0;
+    double gate_seconds = 0;
+  };
+
+  /// Attempt `a` up to its gate: plan, compose or propose, build. Reads and changes only its lineage (and, for a
+  /// composition, reads the others).
+  [[nodiscard]] Pending prepare(std::uint64_t a) {
+    Pending pd;
+    pd.t0 = std::chrono::steady_clock::now();
+    const auto [li, from] = plan(a);
+    pd.li = li;
+    Lineage& l = lineages_[li];
+    Json& rec = pd.rec;
+    rec = Json{{"attempt", a}, {"lineage", li}};
+    std::vector<Json>& scripts = pd.scripts;
+    std::vector<std::string>& origins = pd.origins;
+    Candidate& cand = pd.cand;
     std::pair<std::string, std::string> built;
     if (from) {
       rec["kind"] = "compose";
@@ -673,8 +715,7 @@ class Search {
       if (auto h = refresh_hot(l); !h) {
         rec["outcome"] = "failed";
         rec["reason"] = "profiling the parent: " + h.error().str();
-        settle(l, rec, std::nullopt, {}, {});
-        return rec;
+        return pd;
       }
       ProposalRequest rq;
       rq.module = &l.module;
@@ -687,6 +728,9 @@ class Search {
       rq.history = l.history;
       rq.seed = search_detail::mix(opt_.seed, li, a);
       rq.parent_cost = l.time.median;
+      rq.bound_cycles = bound0_.cycles, rq.bound_memory = bound0_.memory;
+      rq.bound_issue = bound0_.issue, rq.bound_latency = bound0_.latency;
+      rq.bound_kind = bound0_.kind;
       rq.attempt = a;
       rec["strategy"] = rq.strategy;
       rec["focus"] = rq.focus < rq.hot.size() ? Json{{"first", "i" + std::to_string(rq.hot[rq.focus].first.value)},
@@ -726,26 +770,54 @@ class Search {
       if (!have) {
         rec["outcome"] = "no_proposal";
         rec["reason"] = why_not;
-        rec["seconds"] = seconds_since(t0);
-        settle(l, rec, std::nullopt, {}, {});
-        return rec;
+        return pd;
       }
       rec["script"] = seen.back();
       scripts.push_back(seen.back());
     }
     rec["parent_cost"] = l.time.median;
-    auto [outcome, reason] = built;
-    verify::TimeOutcome time;
-    if (!outcome.empty()) {
-      rec["outcome"] = outcome;
-      rec["reason"] = reason;
+    if (!built.first.empty()) {
+      rec["outcome"] = built.first;
+      rec["reason"] = built.second;
     } else {
-      gate(l, cand, rec, time);
+      pd.gate = true;
     }
-    rec["seconds"] = seconds_since(t0);
-    const bool ok = rec["outcome"] == "accepted";
-    settle(l, rec, ok ? std::optional<Candidate>(std::move(cand)) : std::nullopt, time, scripts, origins);
-    return rec;
+    return pd;
+  }
+
+  /// Gates the built candidates of a wave, on up to opt_.jobs threads (the emulator; other executors one by one).
+  void gate_all(std::vector<Pending>& wave) {
+    std::vector<Pending*> todo;
+    for (auto& pd : wave)
+      if (pd.gate) todo.push_back(&pd);
+    auto one = [this](Pending& pd) {
+      const auto g0 = std::chrono::steady_clock::now();
+      gate(lineages_[pd.li], pd.cand, pd.rec, pd.time);
+      pd.gate_seconds = seconds_since(g0);
+    };
+    unsigned jobs = std::max(1u, opt_.jobs);
+    if constexpr (!requires { requires E::emulated_semantics; }) jobs = 1;
+    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, todo.size()));
+    if (jobs <= 1) {
+      for (auto* pd : todo) one(*pd);
+      return;
+    }
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < jobs; ++t)
+      pool.emplace_back([&] {
+        for (std::size_t k; (k = next.fetch_add(1)) < todo.size();) one(*todo[k]);
+      });
+    for (auto& th : pool) th.join();
+  }
+
+  /// Settles a prepared (and gated) attempt on its lineage and returns its log record.
+  [[nodiscard]] Json complete(Pending& pd) {
+    Lineage& l = lineages_[pd.li];
+    pd.rec["seconds"] = seconds_since(pd.t0);
+    const bool ok = pd.rec.value("outcome", std::string()) == "accepted";
+    settle(l, pd.rec, ok ? std::optional<Candidate>(std::move(pd.cand)) : std::nullopt, pd.time, pd.scripts, pd.origins);
+    return std::move(pd.rec);
   }
 
   /// One attempt from the log: its outcome is taken as logged; an accepted one is rebuilt (not re-verified).
@@ -856,6 +928,7 @@ class Search {
   std::shared_ptr<const std::unordered_set<std::uint32_t>> cold_;
   verify::TimeOutcome k0_time_;
   std::vector<Lineage> lineages_;
+  emu::Bound bound0_;  ///< K0's speed-of-light bound on the timed shape (what proposers are told)
   TokenUsage tokens_;
   std::uint64_t accepted_ = 0;
 };
