@@ -611,6 +611,20 @@ TEST(Prompt, CarriesTheWindowWithIdsAndStallsTheFactsTheSchemaAndTheHistory) {
   EXPECT_NE(u.find("Kernel: k (target gfx942)"), std::string::npos) << u;
   EXPECT_NE(u.find("Modeled cycles of the current version: 4321"), std::string::npos) << u;
   EXPECT_NE(u.find("i2..i6, 62.5%"), std::string::npos) << u;
+  // The diagnosis of the window (a wait outside any loop: load earlier) and, with no bound given, no bound line.
+  EXPECT_NE(u.find("Diagnosis (the cost model's reading of the hot windows"), std::string::npos) << u;
+  EXPECT_NE(u.find("wave-cycles waiting on memory: issue loads earlier; try batch-loads"), std::string::npos) << u;
+  EXPECT_EQ(u.find("Speed-of-light bound"), std::string::npos) << u;
+  f.req.bound_cycles = 2000, f.req.bound_memory = 2000, f.req.bound_issue = 300, f.req.bound_latency = 1500;
+  f.req.bound_kind = "memory";
+  const std::string ub = build_prompt(f.req, PromptOptions{schema})[1].content;
+  EXPECT_NE(ub.find("Speed-of-light bound of the original on this launch (cost model): 2000 cycles, bound by memory "
+                    "(memory 2000, issue 300, latency of one wave's longest chain 1500); the current version is at 2.16x "
+                    "the bound and 2.16x the memory bound"),
+            std::string::npos)
+      << ub;
+  // The system message shows a transformation called by name.
+  EXPECT_NE(sys.find("\"name\": \"unroll\", \"args\": {\"factor\": 4"), std::string::npos) << sys;
   // Window lines: id, text, modeled time.
   EXPECT_NE(u.find("  i4     s_waitcnt vmcnt(0)"), std::string::npos) << u;
   EXPECT_NE(u.find("; exec=4 issue=16 stall: waitcnt=3200 dep=0 barrier=0 resource=3"), std::string::npos) << u;

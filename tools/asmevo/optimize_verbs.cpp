@@ -353,18 +353,21 @@ int cmd_optimize(int argc, char** argv) {
     j["accepted"] = r.accepted;
     j["tokens"] = {{"prompt", r.tokens.prompt}, {"completion", r.tokens.completion}, {"total", r.tokens.total()},
                    {"estimated", r.tokens.estimated},
-                   {"per_verified_improvement", r.accepted ? nlohmann::json(static_cast<double>(r.tokens.total()) /
-                                                                            static_cast<double>(r.accepted))
-                                                           : nlohmann::json()}};
+                   // Tokens spent per accepted step (compositions included), over the whole run.
+                   {"per_verified_improvement", r.accepted && r.tokens.total()
+                                                    ? nlohmann::json(static_cast<double>(r.tokens.total()) /
+                                                                     static_cast<double>(r.accepted))
+                                                    : nlohmann::json()}};
     if (r.modeled && r.bound_before.cycles > 0) {
       // The cost model's speed-of-light bound of K0 and of K1 on the timed shape (the latency part depends on the
       // code, so K1's may differ).
       const auto& b1 = verified ? r.bound_after : r.bound_before;
       j["bound"] = {{"before", {{"cycles", r.bound_before.cycles}, {"kind", r.bound_before.kind},
                                 {"memory", r.bound_before.memory}, {"issue", r.bound_before.issue},
-                                {"latency", r.bound_before.latency}, {"headroom", r.bound_before.headroom}}},
+                                {"latency", r.bound_before.latency}, {"launch", r.bound_before.launch},
+                                {"headroom", r.bound_before.headroom}}},
                     {"after", {{"cycles", b1.cycles}, {"kind", b1.kind}, {"memory", b1.memory}, {"issue", b1.issue},
-                               {"latency", b1.latency}, {"headroom", b1.headroom}}}};
+                               {"latency", b1.latency}, {"launch", b1.launch}, {"headroom", b1.headroom}}}};
     }
     j["seconds"] = r.seconds;
     j["stopped_by"] = r.stopped_by;

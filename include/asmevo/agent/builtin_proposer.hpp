@@ -4,7 +4,8 @@
 //  - "diagnose": one of the transformations agent/diagnosis.hpp suggests for the focused window -- a wait inside a
 //                counted loop: `unroll` by 2, 4 or 8 with `batch-loads` and waitcnt-min; a wait elsewhere:
 //                `batch-loads`; a dependency or resource stall: the schedule. A window with no suggestion (a barrier
-//                stall: nothing built-in rewrites cross-wave reductions yet) falls through to the next strategy.
+//                stall: nothing built-in rewrites cross-wave reductions yet), or whose suggestions this lineage
+//                already tried on its current program, falls through to the next strategy.
 //  - "schedule": the schedule pass over the window (a random region size), then waitcnt-min and nop-min.
 //  - "hoist":    move one memory load of the window's blocks earlier, past the independent instructions above it and past the
 //                s_waitcnts in between (a vmcnt(N) wait becomes vmcnt(N+1), so it still retires exactly what it
@@ -204,7 +205,16 @@ class BuiltinProposer {
     const auto ds = agent::diagnose(r.module->program, r.kernel, one);
     if (ds.empty() || ds.front().suggestions.empty()) return std::nullopt;
     const auto& d = ds.front();
-    const Json& edits = d.suggestions[std::uniform_int_distribution<std::size_t>(0, d.suggestions.size() - 1)(rng)];
+    // The suggestions this lineage has not tried on its current program (its history since the last acceptance).
+    std::vector<const Json*> fresh;
+    for (const auto& sug : d.suggestions) {
+      const Json script{{"kernel", r.kernel}, {"edits", sug}};
+      bool tried = false;
+      for (auto it = r.history.rbegin(); it != r.history.rend() && it->outcome != "accepted"; ++it) tried |= it->script == script;
+      if (!tried) fresh.push_back(&sug);
+    }
+    if (fresh.empty()) return std::nullopt;
+    const Json& edits = *fresh[std::uniform_int_distribution<std::size_t>(0, fresh.size() - 1)(rng)];
     for (const auto& e : edits) {
       summary += (summary.empty() ? "" : ", ") + e["name"].get<std::string>();
       if (e.contains("args"))

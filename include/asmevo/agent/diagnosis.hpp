@@ -11,6 +11,7 @@
 //  - barrier stalls: waves wait for each other, usually a cross-wave reduction through LDS. Nothing is suggested yet:
 //    no built-in pass rewrites such a reduction.
 //  - dependency or resource stalls: an instruction waits on a result or a busy unit. Suggested: the schedule.
+//  - waitcnt stalls at s_endpgm: the stores draining at the end; nothing is suggested.
 // A suggestion is an edit-script "pass" entry list, as a proposer sends it.
 #pragma once
 
@@ -24,6 +25,7 @@
 #include "asmevo/agent/proposer.hpp"
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/loops.hpp"
+#include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
 
 namespace asmevo::agent {
@@ -31,7 +33,7 @@ namespace asmevo::agent {
 /// One finding about one hot window.
 struct Diagnosis {
   std::size_t window = 0;  ///< index into the hot windows
-  std::string cause;       ///< "waitcnt-in-loop", "waitcnt", "barrier", "dependency", "resource"
+  std::string cause;       ///< "waitcnt-in-loop", "waitcnt", "store-drain", "barrier", "dependency", "resource"
   std::string text;        ///< one line: what the model sees and what would address it
   std::uint64_t stall = 0; ///< the window's stall cycles of that cause
   std::string loop;        ///< the loop's header label, for a stall inside a loop
@@ -79,7 +81,13 @@ namespace diagnosis_detail {
     d.window = w;
     d.stall = top;
     const std::string where = "window i" + std::to_string(hot[w].first.value) + "..i" + std::to_string(hot[w].last.value);
-    if (top == wait) {
+    const bool at_end = worst && worst->id.value < item_of.size() && item_of[worst->id.value] != ~std::size_t{0} &&
+                        isa::forms(p.target)[p.items[item_of[worst->id.value]].inst.form].has(isa::prop::terminator);
+    if (top == wait && at_end) {
+      d.cause = "store-drain";
+      d.text = where + ": " + std::to_string(wait) + " wave-cycles at the end of the kernel, waiting for its stores "
+               "to drain; nothing to move there";
+    } else if (top == wait) {
       // The loop around the instruction that waits longest.
       const analysis::Loop* loop = nullptr;
       if (worst && worst->id.value < item_of.size() && item_of[worst->id.value] != ~std::size_t{0}) {
@@ -102,7 +110,9 @@ namespace diagnosis_detail {
         d.cause = "waitcnt";
         d.text = where + ": " + std::to_string(wait) + " wave-cycles waiting on memory" +
                  (loop ? std::string(" in a loop unroll cannot take (") +
-                             (loop->blocks.size() != 1 ? "several blocks" : loop->no_trip) + ")"
+                             (loop->blocks.size() != 1 ? std::string("several blocks")
+                              : !loop->no_trip.empty() ? loop->no_trip
+                                                       : std::string("its header has no label")) + ")"
                        : std::string()) +
                  ": issue loads earlier; try batch-loads, then the schedule";
         d.suggestions.push_back(nlohmann::json::array({dd::pass_entry("batch-loads"), dd::pass_entry("waitcnt-min")}));

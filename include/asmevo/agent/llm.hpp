@@ -703,7 +703,7 @@ struct WindowText {
     const auto ds = diagnose(req.module->program, req.kernel, req.hot);
     if (!ds.empty()) {
       s += "\nDiagnosis (the cost model's reading of the hot windows; call a named pass with a \"pass\" edit):\n";
-      for (const auto& d : ds) s += "- " + detail::llm::clip(d.text, opt.max_field) + "\n";
+      for (std::size_t k = 0; k < ds.size() && k < 4; ++k) s += "- " + detail::llm::clip(ds[k].text, opt.max_field) + "\n";
     }
   }
   if (!w.insts.empty()) {

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -34,6 +35,7 @@
 #include <thread>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -323,7 +325,9 @@ class Search {
     bool stop = false;
     while (attempt < opt_.budget && !stop) {
       const std::uint64_t slot = attempt % (L + 1);
-      const std::uint64_t end = std::min<std::uint64_t>(opt_.budget, slot < L ? attempt + (L - slot) : attempt + 1);
+      // One at a time when gating is serial anyway, so that --time is checked before every attempt.
+      const std::uint64_t end = std::min<std::uint64_t>(
+          opt_.budget, slot < L && effective_jobs() > 1 ? attempt + (L - slot) : attempt + 1);
       std::vector<Pending> wave;
       for (std::uint64_t a = attempt; a < end; ++a) {
         if (opt_.token_budget && tokens_.total() >= *opt_.token_budget) {
@@ -681,7 +685,6 @@ class Search {
     bool gate = false;  ///< built: the gate decides
     verify::TimeOutcome time;
     std::chrono::steady_clock::time_point t0;
-    double gate_seconds = 0;
   };
 
   /// Attempt `a` up to its gate: plan, compose or propose, build. Reads and changes only its lineage (and, for a
@@ -728,9 +731,11 @@ class Search {
       rq.history = l.history;
       rq.seed = search_detail::mix(opt_.seed, li, a);
       rq.parent_cost = l.time.median;
-      rq.bound_cycles = bound0_.cycles, rq.bound_memory = bound0_.memory;
-      rq.bound_issue = bound0_.issue, rq.bound_latency = bound0_.latency;
-      rq.bound_kind = bound0_.kind;
+      if (k0_time_.modeled) {  // the bound is in modeled cycles: beside measured time it would mean nothing
+        rq.bound_cycles = bound0_.cycles, rq.bound_memory = bound0_.memory;
+        rq.bound_issue = bound0_.issue, rq.bound_latency = bound0_.latency;
+        rq.bound_kind = bound0_.kind;
+      }
       rq.attempt = a;
       rec["strategy"] = rq.strategy;
       rec["focus"] = rq.focus < rq.hot.size() ? Json{{"first", "i" + std::to_string(rq.hot[rq.focus].first.value)},
@@ -785,30 +790,44 @@ class Search {
     return pd;
   }
 
-  /// Gates the built candidates of a wave, on up to opt_.jobs threads (the emulator; other executors one by one).
+  /// Candidates gated at once: opt_.jobs on the emulator, one on any other executor (a GPU measures one at a time).
+  [[nodiscard]] unsigned effective_jobs() const noexcept {
+    if constexpr (requires { requires E::emulated_semantics; }) return std::max(1u, opt_.jobs);
+    return 1;
+  }
+
+  /// Gates the built candidates of a wave, on up to effective_jobs() threads. An exception in a worker is carried
+  /// out and rethrown here, after every thread has joined, as the sequential path would throw it.
   void gate_all(std::vector<Pending>& wave) {
     std::vector<Pending*> todo;
     for (auto& pd : wave)
       if (pd.gate) todo.push_back(&pd);
-    auto one = [this](Pending& pd) {
-      const auto g0 = std::chrono::steady_clock::now();
-      gate(lineages_[pd.li], pd.cand, pd.rec, pd.time);
-      pd.gate_seconds = seconds_since(g0);
-    };
-    unsigned jobs = std::max(1u, opt_.jobs);
-    if constexpr (!requires { requires E::emulated_semantics; }) jobs = 1;
-    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, todo.size()));
+    const unsigned jobs = static_cast<unsigned>(std::min<std::size_t>(effective_jobs(), todo.size()));
     if (jobs <= 1) {
-      for (auto* pd : todo) one(*pd);
+      for (auto* pd : todo) gate(lineages_[pd->li], pd->cand, pd->rec, pd->time);
       return;
     }
     std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(todo.size());
+    auto work = [&] {
+      for (std::size_t k; (k = next.fetch_add(1)) < todo.size();) {
+        try {
+          gate(lineages_[todo[k]->li], todo[k]->cand, todo[k]->rec, todo[k]->time);
+        } catch (...) {
+          errors[k] = std::current_exception();
+        }
+      }
+    };
     std::vector<std::thread> pool;
-    for (unsigned t = 0; t < jobs; ++t)
-      pool.emplace_back([&] {
-        for (std::size_t k; (k = next.fetch_add(1)) < todo.size();) one(*todo[k]);
-      });
+    try {
+      for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(work);  // this thread is the last worker
+    } catch (const std::system_error&) {
+      // No more threads: the ones started and this one share what is left.
+    }
+    work();
     for (auto& th : pool) th.join();
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
   }
 
   /// Settles a prepared (and gated) attempt on its lineage and returns its log record.
