@@ -4,7 +4,8 @@
 //
 // Per hot window, the cause that holds most of its stall cycles (HotInst: waitcnt, dependency, barrier, resource),
 // and where it sits:
-//  - waitcnt stalls inside a counted single-block loop (analysis/loops.hpp: a trip count is known): the next
+//  - waitcnt stalls inside a counted single-block loop (analysis/loops.hpp: a trip count is known, the induction
+//    variable an SGPR with a constant step, as `unroll` needs): the next
 //    iterations' loads could be in flight while this one waits. Suggested: `unroll` by 2, 4 and 8 with `batch-loads`
 //    and waitcnt-min.
 //  - waitcnt stalls elsewhere: loads issued too late in their block. Suggested: `batch-loads`, then the schedule.
@@ -95,7 +96,10 @@ namespace diagnosis_detail {
         for (const auto& l : li.loops)
           if (b != analysis::Cfg::none && l.contains(b) && (!loop || l.depth > loop->depth)) loop = &l;
       }
-      if (loop && loop->blocks.size() == 1 && loop->trip && !g.blocks[loop->header].labels.empty()) {
+      // What `unroll` takes: one block, a known trip count, a scalar induction variable with a constant step.
+      const auto* iv = loop && loop->trip ? &loop->ivs[loop->trip->iv] : nullptr;
+      const bool unrollable = iv && !iv->vector && iv->unit < 102 && iv->step.is_const;
+      if (loop && loop->blocks.size() == 1 && unrollable && !g.blocks[loop->header].labels.empty()) {
         d.cause = "waitcnt-in-loop";
         d.loop = g.blocks[loop->header].labels.front();
         const auto& v = loop->ivs[loop->trip->iv];
@@ -112,7 +116,8 @@ namespace diagnosis_detail {
                  (loop ? std::string(" in a loop unroll cannot take (") +
                              (loop->blocks.size() != 1 ? std::string("several blocks")
                               : !loop->no_trip.empty() ? loop->no_trip
-                                                       : std::string("its header has no label")) + ")"
+                              : !unrollable ? std::string("its induction variable is not an SGPR with a constant step")
+                                            : std::string("its header has no label")) + ")"
                        : std::string()) +
                  ": issue loads earlier; try batch-loads, then the schedule";
         d.suggestions.push_back(nlohmann::json::array({dd::pass_entry("batch-loads"), dd::pass_entry("waitcnt-min")}));
