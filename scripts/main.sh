@@ -54,6 +54,8 @@ echo "== report: $build/vec_add.optimize.html"
 # K1 on the launch file's eight shapes (trip counts 64..71: every remainder of an unroll by up to 8) before it is kept.
 rco="$build/examples/kernels/row_sum.gfx942.co"
 rlaunch="$here/examples/launch/row_sum.json"
+# Unlike vec_add's step, this one is meant to find a gain: if nothing verified is faster, optimize exits 1 and the
+# main job stops here, loudly.
 echo "== asmevo optimize $rco --launch $rlaunch (a row reduction: one wave per row, one load in flight)"
 "$asmevo" optimize "$rco" --launch "$rlaunch" -o "$build/row_sum.k1.co" --budget 24 --seed 1 \
   --report "$build/row_sum.optimize.html" --json > "$build/row_sum.optimize.json"

@@ -83,6 +83,43 @@ TEST(EditScript, PassEditRunsANamedPass) {
   EXPECT_NE(print_program(r.program).find("s_waitcnt vmcnt(0) ; i2"), std::string::npos);
 }
 
+// insert_code: a region with a label and branches applies before the block; every malformed line, a reused label
+// and a region that would cut off the next block are each reported at their pointer, and nothing is applied.
+TEST(EditScript, InsertCodeAppliesARegionAndReportsEachBadLine) {
+  const auto m = module_of(
+      "  .globl k\n"
+      "k:\n"
+      "  v_mov_b32 v1, 0\n"          // i0
+      "  s_cbranch_scc1 .Lx\n"       // i1
+      "  v_mov_b32 v2, 0\n"          // i2
+      ".Lx:\n"
+      "  s_endpgm\n");               // i3
+  // After the conditional branch: the fall-through block now starts with the region.
+  const auto ok = apply_edit_script_text(m, R"({"kernel": "k", "edits": [
+      {"op": "insert_code", "at": "i2", "code": [".Lr:", "s_nop 0", "s_cbranch_scc0 .Lx", "s_nop 1"]}]})");
+  ASSERT_TRUE(ok.ok()) << messages(ok);
+  const std::string text = print_program(ok.program);
+  EXPECT_LT(text.find(".Lr:"), text.find("v_mov_b32_e32 v2")) << text;
+  EXPECT_GT(text.find(".Lr:"), text.find("s_cbranch_scc1 .Lx")) << text;
+  const auto bad = apply_edit_script_text(m, R"({"kernel": "k", "edits": [
+      {"op": "insert_code", "at": "i3", "code": ["9bad:", 7, "s_nop 0", "not_an_instruction"]},
+      {"op": "insert_code", "at": "i3", "code": []},
+      {"op": "insert_code", "at": "i3", "code": ["k:", "s_nop 0"]},
+      {"op": "insert_code", "at": "i1", "code": ["s_nop 0"]},
+      {"op": "insert_code", "at": "i0", "code": ["s_nop 0"]},
+      {"op": "insert_code", "at": "i2", "code": ["s_branch .Lx"]}
+  ]})");
+  ASSERT_FALSE(bad.ok());
+  const std::vector<std::string> want{"/edits/0/code/0", "/edits/0/code/1", "/edits/0/code/3", "/edits/1/code",
+                                      "/edits/2", "/edits/3", "/edits/4", "/edits/5"};
+  EXPECT_EQ(pointers(bad), want) << messages(bad);
+  const std::string all = messages(bad);
+  for (const char* needle : {"is not a label", "expected a label or an instruction text", "not a gfx942 instruction",
+                             "expected a non-empty array of labels", "label 'k' is not new",
+                             "does not start a basic block", "symbol 'k'", "nothing would reach that block"})
+    EXPECT_NE(all.find(needle), std::string::npos) << needle << "\n" << all;
+}
+
 TEST(EditScript, EveryProblemIsReportedWithItsPointerAndNothingIsApplied) {
   const auto m = module_of(kProgram);
   const auto r = apply_edit_script_text(m, R"({"edits": [

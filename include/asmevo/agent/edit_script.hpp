@@ -139,37 +139,23 @@ struct Checker {
 
   /// A non-empty array of instruction texts, each parsed for `t`.
   std::optional<std::vector<Inst>> insts(const nlohmann::json& j, const std::string& ptr, Target t) {
-    if (!j.is_array() || j.empty()) {
-      add(ptr, "expected a non-empty array of instruction texts such as [\"s_nop 0\"], found " + type_name(j));
-      return std::nullopt;
-    }
+    auto l = lines(j, ptr, t, false);
+    if (!l) return std::nullopt;
     std::vector<Inst> out;
-    bool good = true;
-    for (std::size_t k = 0; k < j.size(); ++k) {
-      const std::string kp = ptr + "/" + std::to_string(k);
-      if (!j[k].is_string()) {
-        add(kp, "expected an instruction text, found " + type_name(j[k]));
-        good = false;
-        continue;
-      }
-      const std::string text = j[k].get<std::string>();
-      auto in = parse_inst(text, t);
-      if (!in) {
-        add(kp, "\"" + printable(text) + "\" is not a " + std::string(to_string(t)) + " instruction: " + in.error().message +
-                    (in.error().hint.empty() ? std::string{} : " (" + in.error().hint + ")"));
-        good = false;
-        continue;
-      }
-      out.push_back(std::move(*in));
-    }
-    if (!good) return std::nullopt;
+    for (auto& it : *l) out.push_back(std::move(it.inst));
     return out;
   }
 
   /// A non-empty array of region lines: labels ("name:") and instruction texts parsed for `t`.
   std::optional<std::vector<Item>> code(const nlohmann::json& j, const std::string& ptr, Target t) {
+    return lines(j, ptr, t, true);
+  }
+
+  /// A non-empty array of instruction texts parsed for `t`, and label lines ("name:") when `labels`, as items.
+  std::optional<std::vector<Item>> lines(const nlohmann::json& j, const std::string& ptr, Target t, bool labels) {
     if (!j.is_array() || j.empty()) {
-      add(ptr, "expected a non-empty array of labels (\".Lname:\") and instruction texts, found " + type_name(j));
+      add(ptr, labels ? "expected a non-empty array of labels (\".Lname:\") and instruction texts, found " + type_name(j)
+                      : "expected a non-empty array of instruction texts such as [\"s_nop 0\"], found " + type_name(j));
       return std::nullopt;
     }
     std::vector<Item> out;
@@ -177,13 +163,14 @@ struct Checker {
     for (std::size_t k = 0; k < j.size(); ++k) {
       const std::string kp = ptr + "/" + std::to_string(k);
       if (!j[k].is_string()) {
-        add(kp, "expected a label or an instruction text, found " + type_name(j[k]));
+        add(kp, std::string(labels ? "expected a label or an instruction text" : "expected an instruction text") +
+                    ", found " + type_name(j[k]));
         good = false;
         continue;
       }
       const std::string text = j[k].get<std::string>();
       Item it;
-      if (!text.empty() && text.back() == ':') {
+      if (labels && !text.empty() && text.back() == ':') {
         const std::string name = text.substr(0, text.size() - 1);
         const bool ident = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$';

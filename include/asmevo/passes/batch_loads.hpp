@@ -151,118 +151,118 @@ struct BatchLoads {
     std::size_t index_stamp = 0;
     // Rounds until nothing moves: a load refused in one round (its move added a finding) may go once others moved.
     for (std::size_t round = 0, before = ~std::size_t{0}; round < 8 && moved != before; ++round) {
-    before = moved;
-    refused = 0;  // what the last round could not move
-    for (auto& [b0, seq] : blocks) {
-      for (std::size_t pos = 0; pos < seq.size(); ++pos) {
-        const auto& items = r.program().items;
-        // Item index per instruction id, rebuilt only after the program changed.
-        if (index_stamp != r.log().size() || index.empty()) {
-          index.assign(r.program().next_id, ~std::size_t{0});
-          for (std::size_t i = 0; i < items.size(); ++i)
-            if (items[i].kind == Item::Kind::inst && items[i].inst.id.value < index.size()) index[items[i].inst.id.value] = i;
-          index_stamp = r.log().size();
-        }
-        auto inst_at = [&](std::size_t k) -> const Inst& { return items[index[seq[k].value]].inst; };
-        if (!batch_detail::batchable_load(inst_at(pos))) continue;
-        // Walk up from the load, growing the group and listing the waits it crosses.
-        std::vector<std::size_t> group{pos};
-        std::vector<unsigned> g_rd, g_wr;
-        analysis::detail::unit_rw(inst_at(pos), g_rd, g_wr);
-        std::vector<std::size_t> waits;
-        bool store_seen_above = tainted[b0] != 0;
-        for (std::size_t k = 0; k < pos; ++k)
-          if (analysis::memory_access(inst_at(k)).writes & analysis::space::global) store_seen_above = true;
-        std::size_t top = pos;
-        std::vector<unsigned> pend;
-        std::size_t pend_upto = ~std::size_t{0};
-        for (std::size_t k = pos; k-- > 0;) {
-          const Inst& x = inst_at(k);
-          std::vector<unsigned> rd, wr;
-          analysis::detail::unit_rw(x, rd, wr);
-          if (batch_detail::meets(wr, g_rd)) {  // the group needs x
-            // It keeps its order with the group's members (no check against them); what it crosses is checked
-            // against the whole group from here on.
-            if (!batch_detail::movable_alu(x, wr)) break;
-            group.insert(group.begin(), k);
-            g_rd.insert(g_rd.end(), rd.begin(), rd.end());
-            g_wr.insert(g_wr.end(), wr.begin(), wr.end());
-            top = k;
-            continue;
+      before = moved;
+      refused = 0;  // what the last round could not move
+      for (auto& [b0, seq] : blocks) {
+        for (std::size_t pos = 0; pos < seq.size(); ++pos) {
+          const auto& items = r.program().items;
+          // Item index per instruction id, rebuilt only after the program changed.
+          if (index_stamp != r.log().size() || index.empty()) {
+            index.assign(r.program().next_id, ~std::size_t{0});
+            for (std::size_t i = 0; i < items.size(); ++i)
+              if (items[i].kind == Item::Kind::inst && items[i].inst.id.value < index.size()) index[items[i].inst.id.value] = i;
+            index_stamp = r.log().size();
           }
-          if (batch_detail::meets(rd, g_wr) || batch_detail::meets(wr, g_wr)) break;
-          const auto facts = analysis::waitcnt_detail::facts_of(x, t);
-          if (facts.wait) {
-            if (store_seen_above) break;
-            // The wait may protect a register a memory operation above it writes: the group must not touch one.
-            if (pend_upto != k) {  // the memory results written above position k (the walk only goes up)
-              std::vector<const Inst*> above;
-              for (std::size_t q = 0; q < k; ++q) above.push_back(&inst_at(q));
-              pend = batch_detail::pending_writes(above);
-              pend_upto = k;
+          auto inst_at = [&](std::size_t k) -> const Inst& { return items[index[seq[k].value]].inst; };
+          if (!batch_detail::batchable_load(inst_at(pos))) continue;
+          // Walk up from the load, growing the group and listing the waits it crosses.
+          std::vector<std::size_t> group{pos};
+          std::vector<unsigned> g_rd, g_wr;
+          analysis::detail::unit_rw(inst_at(pos), g_rd, g_wr);
+          std::vector<std::size_t> waits;
+          bool store_seen_above = tainted[b0] != 0;
+          for (std::size_t k = 0; k < pos; ++k)
+            if (analysis::memory_access(inst_at(k)).writes & analysis::space::global) store_seen_above = true;
+          std::size_t top = pos;
+          std::vector<unsigned> pend;
+          std::size_t pend_upto = ~std::size_t{0};
+          for (std::size_t k = pos; k-- > 0;) {
+            const Inst& x = inst_at(k);
+            std::vector<unsigned> rd, wr;
+            analysis::detail::unit_rw(x, rd, wr);
+            if (batch_detail::meets(wr, g_rd)) {  // the group needs x
+              // It keeps its order with the group's members (no check against them); what it crosses is checked
+              // against the whole group from here on.
+              if (!batch_detail::movable_alu(x, wr)) break;
+              group.insert(group.begin(), k);
+              g_rd.insert(g_rd.end(), rd.begin(), rd.end());
+              g_wr.insert(g_wr.end(), wr.begin(), wr.end());
+              top = k;
+              continue;
             }
-            if (batch_detail::meets(pend, g_rd) || batch_detail::meets(pend, g_wr)) break;
-            const unsigned vm = facts.wait->get(Counter::vm);
-            if (vm != vm_max && vm + 1 >= vm_max) break;
-            waits.push_back(k);
+            if (batch_detail::meets(rd, g_wr) || batch_detail::meets(wr, g_wr)) break;
+            const auto facts = analysis::waitcnt_detail::facts_of(x, t);
+            if (facts.wait) {
+              if (store_seen_above) break;
+              // The wait may protect a register a memory operation above it writes: the group must not touch one.
+              if (pend_upto != k) {  // the memory results written above position k (the walk only goes up)
+                std::vector<const Inst*> above;
+                for (std::size_t q = 0; q < k; ++q) above.push_back(&inst_at(q));
+                pend = batch_detail::pending_writes(above);
+                pend_upto = k;
+              }
+              if (batch_detail::meets(pend, g_rd) || batch_detail::meets(pend, g_wr)) break;
+              const unsigned vm = facts.wait->get(Counter::vm);
+              if (vm != vm_max && vm + 1 >= vm_max) break;
+              waits.push_back(k);
+              top = k;
+              continue;
+            }
+            const auto& f = batch_detail::form(x);
+            if (!analysis::barrier_reason(x).empty() || f.has(isa::prop::vm_cnt) ||
+                (analysis::memory_access(x).writes & analysis::space::global))
+              break;
             top = k;
+          }
+          // Only a load that crosses a wait that really waits on vmcnt gains anything.
+          bool gain = false;
+          for (const auto k : waits) gain |= analysis::waitcnt_detail::facts_of(inst_at(k), t).wait->get(Counter::vm) != vm_max;
+          if (!gain) continue;
+          // The group's members go, in order, just before the first instruction at or after `top` outside the group.
+          std::size_t anchor_pos = top;
+          while (std::find(group.begin(), group.end(), anchor_pos) != group.end()) ++anchor_pos;
+          const InstId anchor = seq[anchor_pos];
+          const std::size_t mark = r.log().size();
+          // The crossed waits' new counts, read before anything moves (`inst_at` indexes the unedited program).
+          std::vector<std::pair<InstId, Waitcnt>> recount;
+          for (const auto k : waits) {
+            Waitcnt w = *analysis::waitcnt_detail::facts_of(inst_at(k), t).wait;
+            if (w.get(Counter::vm) == vm_max) continue;
+            w.set(Counter::vm, w.get(Counter::vm) + 1);
+            recount.emplace_back(seq[k], w);
+          }
+          bool ok = true;
+          for (const auto k : group)
+            if (k > anchor_pos && !r.move_before(seq[k], anchor, std::string(name))) ok = false;
+          for (const auto& [id, w] : recount)
+            if (!r.set_waitcnt(id, w, std::string(name))) ok = false;
+          if (ok) {
+            const Program& q = r.program();
+            const analysis::Cfg g = analysis::build_cfg(q);
+            auto entries = kernel_entries(q, g, c);
+            ok = entries && detail::no_new(base, detail::waitcnt_keys(q, g, *entries)) &&
+                 detail::no_new(base_h, detail::hazard_keys(q, c));
+          }
+          if (!ok) {
+            r.undo(r.log().size() - mark);
+            ++refused;
             continue;
           }
-          const auto& f = batch_detail::form(x);
-          if (!analysis::barrier_reason(x).empty() || f.has(isa::prop::vm_cnt) ||
-              (analysis::memory_access(x).writes & analysis::space::global))
-            break;
-          top = k;
+          ++moved;
+          crossed_total += waits.size();
+          // Keep `seq` in program order.
+          std::vector<InstId> now;
+          for (const auto k : group)
+            if (k > anchor_pos) now.push_back(seq[k]);
+          std::vector<InstId> rest;
+          for (std::size_t k = anchor_pos; k < seq.size(); ++k)
+            if (std::find(group.begin(), group.end(), k) == group.end()) rest.push_back(seq[k]);
+          seq.resize(anchor_pos);
+          seq.insert(seq.end(), now.begin(), now.end());
+          seq.insert(seq.end(), rest.begin(), rest.end());
+          pos = anchor_pos + now.size() - 1;
         }
-        // Only a load that crosses a wait that really waits on vmcnt gains anything.
-        bool gain = false;
-        for (const auto k : waits) gain |= analysis::waitcnt_detail::facts_of(inst_at(k), t).wait->get(Counter::vm) != vm_max;
-        if (!gain) continue;
-        // The group's members go, in order, just before the first instruction at or after `top` outside the group.
-        std::size_t anchor_pos = top;
-        while (std::find(group.begin(), group.end(), anchor_pos) != group.end()) ++anchor_pos;
-        const InstId anchor = seq[anchor_pos];
-        const std::size_t mark = r.log().size();
-        // The crossed waits' new counts, read before anything moves (`inst_at` indexes the unedited program).
-        std::vector<std::pair<InstId, Waitcnt>> recount;
-        for (const auto k : waits) {
-          Waitcnt w = *analysis::waitcnt_detail::facts_of(inst_at(k), t).wait;
-          if (w.get(Counter::vm) == vm_max) continue;
-          w.set(Counter::vm, w.get(Counter::vm) + 1);
-          recount.emplace_back(seq[k], w);
-        }
-        bool ok = true;
-        for (const auto k : group)
-          if (k > anchor_pos && !r.move_before(seq[k], anchor, std::string(name))) ok = false;
-        for (const auto& [id, w] : recount)
-          if (!r.set_waitcnt(id, w, std::string(name))) ok = false;
-        if (ok) {
-          const Program& q = r.program();
-          const analysis::Cfg g = analysis::build_cfg(q);
-          auto entries = kernel_entries(q, g, c);
-          ok = entries && detail::no_new(base, detail::waitcnt_keys(q, g, *entries)) &&
-               detail::no_new(base_h, detail::hazard_keys(q, c));
-        }
-        if (!ok) {
-          r.undo(r.log().size() - mark);
-          ++refused;
-          continue;
-        }
-        ++moved;
-        crossed_total += waits.size();
-        // Keep `seq` in program order.
-        std::vector<InstId> now;
-        for (const auto k : group)
-          if (k > anchor_pos) now.push_back(seq[k]);
-        std::vector<InstId> rest;
-        for (std::size_t k = anchor_pos; k < seq.size(); ++k)
-          if (std::find(group.begin(), group.end(), k) == group.end()) rest.push_back(seq[k]);
-        seq.resize(anchor_pos);
-        seq.insert(seq.end(), now.begin(), now.end());
-        seq.insert(seq.end(), rest.begin(), rest.end());
-        pos = anchor_pos + now.size() - 1;
       }
-    }
     }
     if (moved)
       st.notes.push_back("hoisted " + std::to_string(moved) + " load(s) with their address arithmetic across " +
