@@ -139,6 +139,41 @@ k:
   EXPECT_TRUE(KnownBits::exec_full(s));  // 256 work-items: four full waves
 }
 
+// Every dword of a wide load comes from memory: the upper dwords of an s_load_dwordx2 or a global_load_dwordx2 are as
+// unknown as the first (they were once taken for zero, which a narrowing load's extension rule applied to every load).
+constexpr const char* kWide = R"(
+k:
+  s_load_dwordx2 s[6:7], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  s_load_dwordx2 s[14:15], s[6:7], 0x98
+  global_load_dwordx2 v[2:3], v[4:5], off
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  v_mov_b32_e32 v1, s15
+  v_add_u32_e32 v1, v1, v3
+  global_store_dword v[4:5], v1, off
+  s_endpgm
+)";
+
+TEST(KnownBits, UpperDwordsOfAWideLoadAreUnknown) {
+  const Program p = parse(kWide);
+  const LaunchFacts f = facts();
+  auto kb = KnownBits::analyze(p, f);
+  ASSERT_TRUE(kb.has_value()) << kb.error().message;
+  std::size_t store = 0;
+  for (std::size_t i = 0; i < p.items.size(); ++i)
+    if (p.items[i].kind == Item::Kind::inst && print_inst(p.items[i].inst).starts_with("global_store")) store = i;
+  const auto s = kb->state_before(store);
+  ASSERT_TRUE(s.reached);
+  EXPECT_EQ(s.units[15].zero | s.units[15].one, 0u) << "s15 is loaded, not known";
+  const auto& v3 = s.units[static_cast<std::size_t>(detail::kb_index(detail::unit_v0 + 3))];
+  EXPECT_EQ(v3.zero | v3.one, 0u) << "v3 is loaded, not known";
+}
+
+TEST(Equivalence, UpperDwordOfAWideLoadIsNotZero) {
+  EXPECT_FALSE(prove(kWide, edit(kWide, "v_mov_b32_e32 v1, s15", "v_mov_b32_e32 v1, 0")).proven);
+  EXPECT_FALSE(prove(kWide, edit(kWide, "v_add_u32_e32 v1, v1, v3", "v_add_u32_e32 v1, 0, v1")).proven);
+}
+
 // ---- same value by known bits ------------------------------------------------------------------------------------
 
 // v4 = 256 * wgid + tid < 1024, so v4 >> 31 and v4 >> 15 (arithmetic) are both 0.

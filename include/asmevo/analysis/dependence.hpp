@@ -154,6 +154,8 @@ namespace dep_detail {
 using analysis::detail::form_of;
 using analysis::detail::starts;
 
+inline constexpr std::string_view own_address_why = "its result is its own address";
+
 /// Mnemonic prefixes that are barriers although their form says nothing that makes them one, and why. Each is an
 /// ISA fact about the instruction's effect on state the unit model does not track.
 struct BarrierRow {
@@ -163,7 +165,7 @@ inline constexpr BarrierRow barrier_rows[] = {
     {"s_setreg", "writes a hardware register (MODE, TRAPSTS ...) that other instructions read implicitly"},
     {"s_getreg", "reads hardware state (STATUS, TRAPSTS, SHADER_CYCLES ...) that other instructions change"},
     {"s_set_gpr_idx", "changes how later VALU instructions name VGPRs (MI300 ISA §4.6 'GPR indexing')"},
-    {"s_getpc", "its result is its own address"},
+    {"s_getpc", own_address_why},
     {"s_setvskip", "changes whether later vector instructions execute"},
     {"s_rfe", "returns from a trap handler"},
     {"s_dcache", "scalar cache write-back/invalidate: orders against every scalar memory access"},
@@ -200,6 +202,9 @@ inline constexpr BarrierRow barrier_rows[] = {
   }
   return {};
 }
+
+/// Whether `in` computes its own address (s_getpc_b64): a copy of it elsewhere computes another value.
+[[nodiscard]] inline bool reads_own_address(const Inst& in) { return barrier_reason(in) == dep_detail::own_address_why; }
 
 /// The memory `in` may read and write (see the file comment for the spaces).
 [[nodiscard]] inline MemAccess memory_access(const Inst& in) {

@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/int_semantics.hpp"
+#include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/diag.hpp"
 
@@ -43,9 +45,17 @@ struct LaunchFacts {
     SgprKind kind = SgprKind::value;
     std::uint64_t value = 0;
     std::uint32_t mask = ~0u;
+    std::uint8_t dim = 0;  ///< `below`: the grid dimension (0 x, 1 y, 2 z) whose workgroup id it is
   };
   std::vector<Sgpr> sgprs;  ///< initial SGPRs (s0..s101) with a known content
 
+  /// Kernarg preload (AMDGPUUsage "Preloaded Kernel Arguments"): SGPR `preload_sgpr + k` holds kernarg dword
+  /// `preload_dword + k` at wave start, for k < preload_count (0: the kernel preloads nothing).
+  std::uint16_t preload_sgpr = 0;
+  std::uint32_t preload_dword = 0, preload_count = 0;
+  /// Byte offsets in the kernarg segment of hidden_block_count_x/y/z, the grid in workgroups (-1: the metadata
+  /// declares none).
+  std::array<std::int64_t, 3> block_count_offset{-1, -1, -1};
   FixedBytes kernarg;   ///< the kernarg segment: explicit scalar arguments and hidden sizes fixed, pointers not
   FixedBytes dispatch;  ///< the AQL dispatch packet: workgroup and grid sizes fixed
   /// MODE's f32 fields at wave start, from the kernel descriptor: FLOAT_DENORM_MODE_32 in bits 0-1 (bit 0 keeps
@@ -309,5 +319,88 @@ class KnownBits {
   detail::EvalEnv env_;
   std::vector<detail::KbState> in_;
 };
+
+/// A known 32-bit value of unit `u` in state `s` (every bit known, no pointer bits), or nullopt.
+[[nodiscard]] inline std::optional<std::uint32_t> known_value(const detail::KbState& s, unsigned u) {
+  const int k = detail::kb_index(u);
+  if (!s.reached || k < 0) return std::nullopt;
+  const detail::KB& b = s.units[static_cast<std::size_t>(k)];
+  if (b.ptr != 0 || (b.zero | b.one) != ~0u) return std::nullopt;
+  return b.one;
+}
+
+namespace detail {
+/// Per form: 1 s_cbranch_scc0, 2 s_cbranch_scc1, 3 s_cbranch_vccz, 4 s_cbranch_vccnz, else 0. Which value such a
+/// branch jumps on is in no table property; the four mnemonics are looked up once, here.
+[[nodiscard]] inline std::uint8_t flag_branch(const Inst& in) {
+  static const auto build = [](Target t) {
+    std::vector<std::uint8_t> v(isa::forms(t).size(), 0);
+    const auto base = isa::forms(t).data();
+    std::uint8_t k = 0;
+    for (const char* m : {"s_cbranch_scc0", "s_cbranch_scc1"}) {
+      ++k;
+      for (const auto& f : isa::find_mnemonic(t, m)) v[static_cast<std::size_t>(&f - base)] = k;
+    }
+    return v;
+  };
+  static const std::array<std::vector<std::uint8_t>, 3> tables{build(Target::gfx90a), build(Target::gfx942),
+                                                               build(Target::gfx950)};
+  const auto& tb = tables[static_cast<std::size_t>(in.target)];
+  return in.form < tb.size() ? tb[in.form] : 0;
+}
+}  // namespace detail
+
+/// Whether the conditional branch `in` is taken in state `s`, when the known bits decide it: s_cbranch_scc0/scc1 on
+/// a known SCC. nullopt for any other instruction (s_cbranch_vccz/vccnz included) or an open outcome.
+[[nodiscard]] inline std::optional<bool> decided_branch(const detail::KbState& s, const Inst& in) {
+  if (!s.reached) return std::nullopt;
+  const auto fb = detail::flag_branch(in);
+  if (fb == 1 || fb == 2) {
+    const detail::KB& b = s.units[static_cast<std::size_t>(detail::kb_index(detail::unit_scc))];
+    if (!((b.zero | b.one) & 1u)) return std::nullopt;
+    return ((b.one & 1u) != 0) == (fb == 2);
+  }
+  // s_cbranch_vccz/vccnz read the VCCZ bit, not VCC: on GFX9 a write of VCC_LO or VCC_HI alone does not update it
+  // (LLVM GCNSubtarget::partialVCCWritesUpdateVCCZ, true from GFX10 on), so a VCC known in full does not decide them.
+  return std::nullopt;
+}
+
+/// What a launch guard establishes (passes/specialize.hpp writes such guards, verify/versioning.hpp proves them), as
+/// the facts of the code behind it: of `f` (one shape's facts) only the kernarg pointer and dispatch pointer SGPRs,
+/// the kernarg dwords `dwords` (dword index, value; and the preload SGPRs holding them), the workgroup id SGPRs
+/// `wgids` (SGPR, grid dimension, bound) below their bounds, and EXEC all ones when `full_waves` -- expressed as a
+/// block of {1024, 1024, 1024}, which says only that and that each packed work-item id is below 1024, as on any
+/// launch. Without it the block is {1, 1, 1}: lane 0 is all of EXEC known to be on, the work-item ids are unknown.
+[[nodiscard]] inline LaunchFacts guard_facts(const LaunchFacts& f,
+                                             const std::vector<std::pair<std::uint32_t, std::uint32_t>>& dwords,
+                                             const std::vector<std::array<std::uint32_t, 3>>& wgids, bool full_waves) {
+  LaunchFacts cf;
+  cf.entry = f.entry;
+  cf.grid = {1, 1, 1};
+  cf.block = full_waves ? std::array<std::uint32_t, 3>{1024, 1024, 1024} : std::array<std::uint32_t, 3>{1, 1, 1};
+  cf.f32_mode = f.f32_mode;
+  cf.preload_sgpr = f.preload_sgpr, cf.preload_dword = f.preload_dword, cf.preload_count = f.preload_count;
+  cf.block_count_offset = f.block_count_offset;
+  cf.kernarg.bytes = f.kernarg.bytes;
+  cf.kernarg.known.assign(f.kernarg.known.size(), 0);
+  cf.dispatch.bytes.assign(64, 0);
+  cf.dispatch.known.assign(64, 0);
+  for (const auto& sg : f.sgprs)
+    if (sg.kind != LaunchFacts::SgprKind::value && sg.kind != LaunchFacts::SgprKind::below) cf.sgprs.push_back(sg);
+  for (const auto& [d, v] : dwords) {
+    for (unsigned by = 0; by < 4; ++by)
+      if (4 * std::size_t{d} + by < cf.kernarg.bytes.size()) {
+        cf.kernarg.known[4 * d + by] = 0xff;
+        cf.kernarg.bytes[4 * d + by] = static_cast<std::uint8_t>(v >> (8 * by));
+      }
+    if (d >= f.preload_dword && d < f.preload_dword + f.preload_count)
+      cf.sgprs.push_back({static_cast<std::uint16_t>(f.preload_sgpr + (d - f.preload_dword)), LaunchFacts::SgprKind::value,
+                          v, ~0u});
+  }
+  for (const auto& w : wgids)
+    cf.sgprs.push_back({static_cast<std::uint16_t>(w[0]), LaunchFacts::SgprKind::below, w[2], ~0u,
+                        static_cast<std::uint8_t>(w[1])});
+  return cf;
+}
 
 }  // namespace asmevo::analysis

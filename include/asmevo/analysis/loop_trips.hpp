@@ -13,15 +13,6 @@
 
 namespace asmevo::analysis {
 
-/// The value of 32-bit unit `u` in `s` when every bit is known.
-[[nodiscard]] inline std::optional<std::uint32_t> known_value(const detail::KbState& s, unsigned u) {
-  const int i = detail::kb_index(u);
-  if (!s.reached || i < 0) return std::nullopt;
-  const detail::KB& k = s.units[static_cast<std::size_t>(i)];
-  if ((k.zero | k.one) != ~0u) return std::nullopt;
-  return k.one;
-}
-
 /// Per loop of `li` (found on kb's program and kernel): its header's executions per entry under kb's launch, or
 /// nullopt (see the file comment).
 [[nodiscard]] inline std::vector<std::optional<std::uint64_t>> concrete_trip_counts(const LoopInfo& li,

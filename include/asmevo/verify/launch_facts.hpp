@@ -9,6 +9,7 @@
 // address only bits 47..63 are fixed (zero).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -85,6 +86,8 @@ namespace asmevo::verify {
         continue;
       }
       const std::string_view k = a.value_kind;
+      for (std::size_t d = 0; d < 3; ++d)
+        if (k == std::string("hidden_block_count_") + "xyz"[d]) f.block_count_offset[d] = static_cast<std::int64_t>(a.offset);
       if (k.starts_with("hidden_block_count_") || k.starts_with("hidden_group_size_") ||
           k.starts_with("hidden_remainder_") || k.starts_with("hidden_global_offset_") || k == "hidden_grid_dims")
         mark(a.offset, a.size);
@@ -125,6 +128,11 @@ namespace asmevo::verify {
   if (kd.get(field::dispatch_id)) s += 2;
   if (!has_architected_flat_scratch(m.target) && kd.get(field::flat_scratch_init)) s += 2;
   if (kd.get(field::private_segment_size)) s += 1;
+  if (preload) {
+    f.preload_sgpr = static_cast<std::uint16_t>(s);
+    f.preload_dword = preload_offset;
+    f.preload_count = std::min<std::uint32_t>(preload_length, s < 102 ? 102 - s : 0);
+  }
   if (preload)
     for (std::uint32_t k = 0; k < preload_length && s < 102; ++k, ++s) {
       const std::size_t off = (std::size_t{preload_offset} + k) * 4;
@@ -141,7 +149,8 @@ namespace asmevo::verify {
   const bool wg[3] = {kd.get(field::workgroup_id_x) != 0, kd.get(field::workgroup_id_y) != 0,
                       kd.get(field::workgroup_id_z) != 0};
   for (std::size_t d = 0; d < 3; ++d)
-    if (wg[d]) f.sgprs.push_back({static_cast<std::uint16_t>(s++), LaunchFacts::SgprKind::below, spec.grid[d], ~0u});
+    if (wg[d]) f.sgprs.push_back({static_cast<std::uint16_t>(s++), LaunchFacts::SgprKind::below, spec.grid[d], ~0u,
+                         static_cast<std::uint8_t>(d)});
   return f;
 }
 

@@ -810,8 +810,9 @@ class Evaluator {
     const auto n = A.opaque(rk, vector);
     // A whole-dword load of a byte or a short zero- or sign-extends it (MI300 ISA GLOBAL_LOAD_UBYTE / _SBYTE /
     // _USHORT / _SSHORT and their BUFFER, FLAT and SCRATCH forms; DS_READ_U8 / I8 / U16 / I16): the bits above it are
-    // 0 or copies of its top bit. (The _d16 forms keep half the register and are not `full`.)
-    unsigned narrow = 32;
+    // 0 or copies of its top bit. (The _d16 forms keep half the register and are not `full`.) Any other load sets
+    // every bit of every destination dword from memory: a dwordx2 .. x16 load's upper dwords are loaded too.
+    unsigned narrow = ~0u;
     bool sext = false;
     if (full && defs.size() == 1 && f.has(isa::prop::load)) {
       auto ends = [&](std::string_view t) { return m.size() >= t.size() && m.substr(m.size() - t.size()) == t; };
