@@ -5,6 +5,7 @@
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -217,6 +218,57 @@ TEST(Rewriter, InsertCodeRefusesWhatWouldBreakTheCfg) {
   refused(InstId{6}, {label_item(".Ldead"), inst_item("s_branch .Lloop")}, "nothing would reach that block");
   // Right after a conditional branch (a block start without a label) a region is allowed.
   EXPECT_TRUE(r.insert_code(InstId{6}, {label_item(".Lexit"), inst_item("s_nop 0")}));
+}
+
+// insert_entry_code: at a kernel symbol and at the kernarg-preload entry (where insert_code may not go), the region
+// goes after the labels, so the entry (and the prologue's branch to it) leads into it; it must end with a new label.
+TEST(Rewriter, InsertEntryCodeGoesAfterTheLabelsOfAPinnedEntry) {
+  const std::string src =
+      "  .globl k\n"
+      "  .type k,@function\n"
+      "k:\n"
+      "  s_load_dwordx2 s[2:3], s[0:1], 0x0\n"   // i0
+      "  s_waitcnt lgkmcnt(0)\n"                 // i1
+      "  s_branch .Lentry\n"                     // i2
+      "  .p2align 8\n"
+      ".Lentry:\n"
+      "  v_mov_b32 v1, 0\n"                      // i3
+      "  s_endpgm\n";                            // i4
+  for (const unsigned at : {0u, 3u}) {
+    Program p = parse(src);
+    const Program before = p;
+    Rewriter r(p);
+    ASSERT_TRUE(r.insert_entry_code(InstId{at}, {inst_item("s_cmp_lg_u32 s6, 4"), inst_item("s_cbranch_scc1 .Lold"),
+                                                 inst_item("s_nop 0"), label_item(".Lold")}));
+    std::vector<std::string> order;
+    for (const auto& it : p.items)
+      if (it.kind == Item::Kind::label) order.push_back(it.name + ":");
+      else if (it.kind == Item::Kind::inst) order.push_back(print_inst(it.inst));
+    const std::string entry = at == 0 ? "k:" : ".Lentry:";
+    const auto e = std::find(order.begin(), order.end(), entry);
+    ASSERT_NE(e, order.end());
+    EXPECT_EQ(*(e + 1), "s_cmp_lg_u32 s6, 4") << "the region follows the entry's label";
+    EXPECT_EQ(*(e + 4), ".Lold:");
+    EXPECT_NE((e + 5)->find(at == 0 ? "s_load_dwordx2" : "v_mov_b32"), std::string::npos) << *(e + 5);
+    Program copy = before;
+    Rewriter r2(copy);
+    ASSERT_TRUE(r2.replay(r.log()));
+    EXPECT_EQ(print_program(copy), print_program(p));
+    EXPECT_EQ(r.undo(), 1u);
+    EXPECT_EQ(print_program(p), print_program(before));
+  }
+  Program p = parse(src);
+  Rewriter r(p);
+  auto no_label = r.insert_entry_code(InstId{3}, {inst_item("s_nop 0")});
+  ASSERT_FALSE(no_label);
+  EXPECT_NE(no_label.error().message.find("must end with a new label"), std::string::npos) << no_label.error().message;
+  auto mid = r.insert_entry_code(InstId{1}, {inst_item("s_nop 0"), label_item(".Lx")});
+  ASSERT_FALSE(mid);
+  EXPECT_NE(mid.error().message.find("does not directly follow a label"), std::string::npos) << mid.error().message;
+  auto old = r.insert_entry_code(InstId{3}, {inst_item("s_nop 0"), label_item(".Lentry")});
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.error().message.find("is not new"), std::string::npos) << old.error().message;
+  EXPECT_TRUE(r.log().empty());
 }
 
 TEST(Rewriter, InsertCodeNeverMovesAPinnedBlockStart) {

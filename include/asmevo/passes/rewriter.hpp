@@ -20,7 +20,11 @@
 //    cut off a block that only fall-through reaches. No region goes before a kernel or function symbol; before an
 //    aligned block it goes ahead of the alignment directive, and not at all where nothing falls into that directive
 //    (the kernarg-preload entry at +256, which firmware enters directly). Loop
-//    transformations (unroll, software pipelining) and versioning are built from it.
+//    transformations (unroll, software pipelining) are built from it.
+//  - Versioning needs code where those cannot go: at a kernel's entry. `insert_entry_code` places a region right after
+//    the labels of the block an instruction starts (a symbol or a pinned entry among them is fine), so that the
+//    block's labels, and every branch to them, now lead into the region; the region must end with a new label, which
+//    then starts what was the block. The same checks hold otherwise.
 //  - Every new instruction is well-formed for the program's target: it prints to text that the parser reads back as
 //    the same form and operands (register class, width, alignment, immediate ranges).
 #pragma once
@@ -55,6 +59,7 @@ struct Edit {
     swap,           ///< exchange the places of `at` and `other`
     set_waitcnt,    ///< give the s_waitcnt `at` the counts `wait`
     insert_code,    ///< `code` (instructions and new labels) just before the labels of the block `at` starts
+    insert_entry_code,  ///< `code` just after the labels of the block `at` starts, ending with a new label
   };
   Op op = Op::erase;
   InstId at{};
@@ -77,6 +82,7 @@ struct Edit {
     case Edit::Op::swap: return "swap";
     case Edit::Op::set_waitcnt: return "set_waitcnt";
     case Edit::Op::insert_code: return "insert_code";
+    case Edit::Op::insert_entry_code: return "insert_entry_code";
   }
   return "?";
 }
@@ -176,6 +182,14 @@ class Rewriter {
   /// Inserts a region of code with its own labels and branches before the block `at` starts (see the file comment).
   Expected<void> insert_code(InstId at, std::vector<Item> code, std::string why = {}) {
     Edit e{Edit::Op::insert_code, at, {}, {}, {}, std::move(why)};
+    e.code = std::move(code);
+    return apply(std::move(e));
+  }
+
+  /// Inserts a region right after the labels of the block `at` starts -- a kernel's entry, say -- so that they and
+  /// every branch to them lead into it; the region ends with a new label, which then starts `at` (file comment).
+  Expected<void> insert_entry_code(InstId at, std::vector<Item> code, std::string why = {}) {
+    Edit e{Edit::Op::insert_entry_code, at, {}, {}, {}, std::move(why)};
     e.code = std::move(code);
     return apply(std::move(e));
   }
@@ -326,6 +340,7 @@ class Rewriter {
   /// insert_code (see the file comment): checks the whole region before it changes anything.
   Expected<void> insert_region(Edit& e, std::size_t at, Journal& j) {
     if (e.code.empty()) return unexpected(refuse(e, e.at, "nothing to insert"));
+    if (e.op == Edit::Op::insert_entry_code) return insert_after_labels(e, at, j);
     // Before the labels (and the comments, blank lines and debug-line directives among them) that directly precede
     // `at`. Where the block's start is pinned -- an alignment directive before its labels (the kernarg-preload entry
     // at +256), a symbol of the code object among them (a kernel or function entry) -- nothing may go before it.
@@ -375,6 +390,12 @@ class Rewriter {
         return unexpected(refuse(e, e.at, "it does not start a basic block: a region goes before a block's labels",
                                  "name the first instruction of a block"));
     }
+    return check_and_put(e, pos, j, labelled);
+  }
+
+  /// The region checks every insertion shares (fresh labels, well-formed code, known branch targets, no unreachable
+  /// code, no block cut off), then the region at item position `pos`.
+  Expected<void> check_and_put(Edit& e, std::size_t pos, Journal& j, bool labelled) {
     std::unordered_set<std::string> fresh;
     for (const Item& it : e.code) {
       if (it.kind == Item::Kind::label) {
@@ -427,6 +448,28 @@ class Rewriter {
     return {};
   }
 
+  /// insert_entry_code: `at` must start a labelled block; the region goes between its labels and `at` and must end
+  /// with a label of its own (so `at` still starts a block: the region's last instruction may end one).
+  Expected<void> insert_after_labels(Edit& e, std::size_t at, Journal& j) {
+    bool labelled = false;
+    for (std::size_t k = at; k-- > 0;) {
+      const Item& it = p_->items[k];
+      if (it.kind == Item::Kind::label) {
+        labelled = true;
+        break;
+      }
+      if (it.kind == Item::Kind::inst) break;
+      if (it.kind == Item::Kind::directive && it.name != ".loc" && it.name.rfind(".cfi_", 0) != 0) break;
+    }
+    if (!labelled)
+      return unexpected(refuse(e, e.at, "it does not directly follow a label: entry code goes right after the labels "
+                                        "of a block", "name the first instruction of a labelled block"));
+    if (e.code.back().kind != Item::Kind::label)
+      return unexpected(refuse(e, e.at, "entry code must end with a new label, which then starts the block it was "
+                                        "inserted into"));
+    return check_and_put(e, at, j, /*labelled=*/true);
+  }
+
   Expected<void> apply_raw(Edit& e, Journal& j) {
     auto at = locate(e, e.at);
     if (!at) return unexpected(std::move(at).error());
@@ -434,7 +477,8 @@ class Rewriter {
     const bool cur_ends = detail::ends_block(cur);
     using O = Edit::Op;
     switch (e.op) {
-      case O::insert_code: return insert_region(e, *at, j);
+      case O::insert_code:
+      case O::insert_entry_code: return insert_region(e, *at, j);
       case O::insert_before:
       case O::insert_after: {
         if (e.insts.empty()) return unexpected(refuse(e, e.at, "nothing to insert"));
