@@ -11,15 +11,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/loops.hpp"
+#include "asmevo/ir/printer.hpp"
 #include "asmevo/passes/rewriter.hpp"
 #include "asmevo/support/diag.hpp"
+
+namespace asmevo::analysis {
+struct LaunchFacts;  // analysis/known_bits.hpp: passes that need it include it
+}  // namespace asmevo::analysis
 
 namespace asmevo::passes {
 
@@ -37,6 +45,9 @@ struct PassContext {
   /// (editable_blocks), so that each change it makes lies on code the runs execute and the verifier's coverage gate
   /// can check it (`asmevo apply --launch`). Instructions a pass adds are never in it. Unset: every reachable block.
   std::shared_ptr<const std::unordered_set<std::uint32_t>> not_exercised;
+  /// When set: what each shape of the launch file fixes (verify::launch_facts of K0, one entry per shape), for
+  /// passes that version code on the launch (specialize). Unset: the pass knows no launch.
+  std::shared_ptr<const std::vector<analysis::LaunchFacts>> launches;
 
   /// Argument `key` as an unsigned integer, `fallback` when absent; an error names the argument when it is not one.
   [[nodiscard]] Expected<std::uint64_t> uint_arg(std::string_view key, std::uint64_t fallback) const {
@@ -108,6 +119,65 @@ namespace detail {
   return b;
 }
 
+/// The blocks of a kernel versioned by `specialize` that no other pass may change: the guard at entry block `e`
+/// (after SMEM loads and waits, one or more `s_cmp_* ...; s_cbranch_scc1 F` pairs, each ending a block, all to the
+/// same F, falling through into the copy) and K0's code behind F, which the verifier requires unchanged
+/// (verify/versioning.hpp). Empty when `e` starts no such guard.
+[[nodiscard]] inline std::vector<std::uint32_t> frozen_by_versioning(const Program& p, const analysis::Cfg& g,
+                                                                     std::uint32_t e) {
+  using analysis::loops_detail::Op;
+  std::vector<std::uint32_t> guard;
+  std::optional<std::uint32_t> fb;
+  std::uint32_t b = e;
+  for (; b < g.blocks.size(); ++b) {
+    const auto& ins = g.blocks[b].insts;
+    std::size_t k = 0;
+    if (b == e)
+      while (k < ins.size()) {
+        const auto& f = isa::forms(p.target)[p.items[ins[k]].inst.form];
+        if (!f.has(isa::prop::smem) && !(f.has(isa::prop::sopp) && !f.has(isa::prop::branch))) break;
+        ++k;
+      }
+    if (ins.size() != k + 2 || !g.blocks[b].target || !g.blocks[b].falls_through) break;
+    if (isa::forms(p.target)[p.items[ins[k]].inst.form].format != isa::Format::SOPC ||
+        analysis::loops_detail::op_of(p.items[ins[k + 1]].inst).op != Op::cbranch_scc1)
+      break;
+    const auto t = g.block_named(*g.blocks[b].target);
+    if (!t || (fb && *fb != *t) || *t == b + 1) break;
+    fb = *t;
+    guard.push_back(b);
+  }
+  if (!fb || guard.empty() || b >= g.blocks.size()) return {};
+  std::vector<std::uint8_t> copy(g.blocks.size(), 0);
+  for (const auto x : g.reverse_post_order(b)) copy[x] = 1;
+  std::vector<std::uint32_t> k0;
+  for (const auto x : g.reverse_post_order(*fb))
+    if (!copy[x]) k0.push_back(x);
+  // An early exit looks the same (`s_cmp; s_cbranch_scc1 .Lexit` at the entry). What only versioning makes: the
+  // code behind F is K0's whole kernel, and the copy is that code folded -- no longer than it by more than a fifth
+  // (a folded load becomes one move per dword), with at least 60% of its instructions also in it.
+  std::multiset<std::string> fall;
+  std::size_t n_copy = 0, shared = 0;
+  auto text = [&](std::size_t i) {
+    const Inst& in = p.items[i].inst;
+    const auto& f = isa::forms(p.target)[in.form];
+    return f.has(isa::prop::branch) ? std::string(f.mnemonic) : print_inst(in);
+  };
+  for (const auto x : k0)
+    for (const auto i : g.blocks[x].insts) fall.insert(text(i));
+  for (std::uint32_t x = 0; x < g.blocks.size(); ++x)
+    if (copy[x])
+      for (const auto i : g.blocks[x].insts) {
+        ++n_copy;
+        if (const auto it = fall.find(text(i)); it != fall.end()) ++shared, fall.erase(it);
+      }
+  std::size_t n_k0 = 0;
+  for (const auto x : k0) n_k0 += g.blocks[x].insts.size();
+  if (n_k0 * 5 < n_copy * 4 || shared * 5 < n_copy * 3) return {};
+  guard.insert(guard.end(), k0.begin(), k0.end());
+  return guard;
+}
+
 }  // namespace detail
 
 /// The entry blocks of the kernels a pass transforms (PassContext::kernels, or the unreached labelled blocks), each
@@ -140,12 +210,15 @@ namespace detail {
   return r;
 }
 
-/// Per Cfg block: true if a pass may change it -- some kernel entry of `entries` reaches it and, when the context
-/// restricts passes to exercised code (PassContext::not_exercised), every instruction of it was exercised.
+/// Per Cfg block: true if a pass may change it -- some kernel entry of `entries` reaches it, it is not the guard or
+/// K0's code of a kernel `specialize` versioned (detail::frozen_by_versioning) and, when the context restricts
+/// passes to exercised code (PassContext::not_exercised), every instruction of it was exercised.
 [[nodiscard]] inline std::vector<std::uint8_t> editable_blocks(const Program& p, const analysis::Cfg& g,
                                                                const std::vector<std::uint32_t>& entries,
                                                                const PassContext& c) {
   auto r = reachable_blocks(g, entries);
+  for (const auto e : entries)
+    for (const auto b : detail::frozen_by_versioning(p, g, e)) r[b] = 0;
   if (!c.not_exercised) return r;
   for (std::uint32_t b = 0; b < g.blocks.size(); ++b)
     for (const std::size_t i : g.blocks[b].insts)

@@ -99,9 +99,13 @@ struct VgprCompact {
           }
         }
       }
-      if (shared || indirect) {
+      // A versioned kernel's fallback is K0's code, which the verifier requires unchanged (passes/specialize.hpp).
+      const bool versioned = !detail::frozen_by_versioning(p, g, e).empty();
+      if (shared || indirect || versioned) {
         st.notes.push_back("kernel '" + kname + "' left alone: " +
-                           (shared ? std::string("another kernel reaches its code") : std::string("it indexes registers relatively")));
+                           (shared     ? std::string("another kernel reaches its code")
+                            : versioned ? std::string("it is versioned on its launch, and its fallback must stay K0's code")
+                                        : std::string("it indexes registers relatively")));
         continue;
       }
       // Registers read at the entry before any write hold what the hardware put there: pin them and all below.
