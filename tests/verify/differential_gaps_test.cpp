@@ -26,6 +26,7 @@
 #include "asmevo/verify/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/k1_edit.hpp"
+#include "verify/launch_builders.hpp"
 
 namespace {
 
@@ -342,31 +343,9 @@ void insert_after_label(std::string& t, const std::string& label, const std::str
   t.insert(eol + 1, line + "\n");
 }
 
-verify::ArgSpec buffer(DType t, std::uint64_t count, verify::Init init) {
-  verify::ArgSpec a;
-  a.kind = verify::ArgSpec::Kind::buffer;
-  a.buffer.dtype = t;
-  a.buffer.count = count;
-  a.buffer.init = init;
-  return a;
-}
-
-verify::ArgSpec scalar(DType t, std::uint64_t bits) {
-  verify::ArgSpec a;
-  a.kind = verify::ArgSpec::Kind::scalar;
-  a.scalar.type = t;
-  a.scalar.bits = bits;
-  return a;
-}
-
-verify::Init random_init(std::uint64_t seed, double lo, double hi) {
-  verify::Init in;
-  in.kind = verify::Init::random;
-  in.seed = seed;
-  in.min = lo;
-  in.max = hi;
-  return in;
-}
+using test::buffer;
+using test::random_init;
+using test::scalar;
 
 /// saxpy(a, x, y, n) of emu_kernels.hip: y is read and written, declared zeros.
 verify::LaunchSpec saxpy_launch() {

@@ -24,6 +24,7 @@
 #include "asmevo/ir/waitcnt.hpp"
 #include "asmevo/verify/emu/launch.hpp"
 #include "asmevo/verify/launch_spec.hpp"
+#include "verify/launch_builders.hpp"
 
 namespace {
 
@@ -92,46 +93,12 @@ TEST(ProjectKernels, BuiltForTheTargets) {
 
 // ---- launches ----------------------------------------------------------------------------------------------
 
-verify::Init random_init(std::uint64_t seed, double lo, double hi) {
-  verify::Init i;
-  i.kind = verify::Init::random;
-  i.seed = seed;
-  i.min = lo;
-  i.max = hi;
-  return i;
-}
+using asmevo::test::buffer;
+using asmevo::test::fill_init;
+using asmevo::test::iota_init;
+using asmevo::test::random_init;
+using asmevo::test::scalar;
 
-verify::Init iota_init(double start, double step) {
-  verify::Init i;
-  i.kind = verify::Init::iota;
-  i.start = start;
-  i.step = step;
-  return i;
-}
-
-verify::Init fill_init(double v) {
-  verify::Init i;
-  i.kind = verify::Init::fill;
-  i.value = v;
-  return i;
-}
-
-verify::ArgSpec buffer(DType t, std::uint64_t count, verify::Init init = {}) {
-  verify::ArgSpec a;
-  a.kind = verify::ArgSpec::Kind::buffer;
-  a.buffer.dtype = t;
-  a.buffer.count = count;
-  a.buffer.init = std::move(init);
-  return a;
-}
-
-verify::ArgSpec scalar(DType t, std::uint64_t bits) {
-  verify::ArgSpec a;
-  a.kind = verify::ArgSpec::Kind::scalar;
-  a.scalar.type = t;
-  a.scalar.bits = bits;
-  return a;
-}
 verify::ArgSpec i32_arg(std::int32_t v) { return scalar(DType::i32, static_cast<u32>(v)); }
 verify::ArgSpec u32_arg(u32 v) { return scalar(DType::u32, v); }
 verify::ArgSpec f32_arg(float v) { return scalar(DType::f32, std::bit_cast<u32>(v)); }

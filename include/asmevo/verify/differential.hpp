@@ -4,7 +4,10 @@
 // answer comes with a JSON receipt saying why.
 //
 // The cheap rejections run first and a K1 that fails one is never run further: (a) ABI (codeobject::check_abi),
-// (b) static checks (verify/static_checks.hpp; K0's own findings are reported, and tolerated in K1 only at the same
+// (a'') launch versioning (verify/versioning.hpp: a K1 whose entry starts with a guard comparing kernarg dwords with
+// constants, workgroup ids with bounds or EXEC with all ones must show statically, by a block-for-block walk, that the guard's mismatch edges reach K0's code
+// unchanged; every later check that aligns K1's code with K0's then sees K1 without that fallback: the guard plus
+// the specialized copy, while the runs execute the real K1), (b) static checks (verify/static_checks.hpp; K0's own findings are reported, and tolerated in K1 only at the same
 // place: K1's instructions are aligned with K0's kernel by kernel and a finding is inherited when its instructions
 // map onto a K0 finding of the same rule; this includes reads of undefined registers and hardware-decided values
 // reaching memory or control), (b') approximate semantics (on the emulator, a K1 that adds or changes an
@@ -18,7 +21,9 @@
 // hold K0's values in the lanes EXEC enables (the state check: an edit whose difference the outputs hide -- rounding to
 // f16, a masked store, an input no draw hit -- still differs there), (f) coverage again: every instruction K1 changed in a
 // launched kernel must have run (in K0 what it deleted or replaced, in K1 what it added), where the executor reports
-// what ran. From the second trial on (in the only trial when a shape has one), every output whose declared init is
+// what ran; before it, (e') for a versioned K1: the specialized copy must have run, and K0 and K1 run once more on
+// perturbed launches (the versioned kernel's first shape with one scalar argument or grid dimension the guard does not check changed, or with a
+// partial wave when it does not check for full ones), where they must agree. From the second trial on (in the only trial when a shape has one), every output whose declared init is
 // "zeros" or a fill starts as a per-trial canary (the same random bytes for K0 and K1), so a K1 that skips a store
 // whose value K0 writes equal to the declared init still differs.
 //
@@ -70,6 +75,7 @@
 #include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/memory_model.hpp"
 #include "asmevo/verify/static_checks.hpp"
+#include "asmevo/verify/versioning.hpp"
 
 namespace asmevo::verify {
 
@@ -111,8 +117,8 @@ struct VerifyOptions {
 
 struct Receipt {
   Verdict verdict = Verdict::equivalent;
-  std::string rejected_by;  ///< "", "abi", "static", "approximate", "float_mode", "refuted", "memory_model", "coverage", "run", "state",
-                            ///< "unproven"
+  std::string rejected_by;  ///< "", "abi", "versioning", "static", "approximate", "float_mode", "refuted", "memory_model",
+                            ///< "coverage", "run", "state", "unproven"
   std::string reason;       ///< one line in the user's terms
   nlohmann::ordered_json json;
 };
@@ -994,11 +1000,13 @@ struct Exercised {
 /// text); a matched instruction counts as changed when it names a label (a branch target, or a label in an
 /// expression: s_add_u32 s0, s0, L@rel32@lo+4) whose first instruction is not matched to that of K0's label of
 /// the same operand. At most `max` changes are listed per unit.
-[[nodiscard]] inline std::vector<UnlaunchedChange> unexercised_changes(const codeobject::Module& m0,
-                                                                      const codeobject::Module& m1,
-                                                                      std::span<const LaunchSpec> shapes,
-                                                                      const Exercised& e0, const Exercised& e1,
-                                                                      std::size_t max = 3) {
+/// For a versioned K1 (verify/versioning.hpp): a K0 branch in `decided0` (its direction fixed by the guard) needs only
+/// to have run, and the instructions in `skip0` / `skip1` (a preload prologue proven the same, K0 code the guard
+/// makes unreachable) are not changes.
+[[nodiscard]] inline std::vector<UnlaunchedChange> unexercised_changes(
+    const codeobject::Module& m0, const codeobject::Module& m1, std::span<const LaunchSpec> shapes, const Exercised& e0,
+    const Exercised& e1, std::size_t max = 3, const std::unordered_set<std::uint32_t>* decided0 = nullptr,
+    const std::unordered_set<std::uint32_t>* skip0 = nullptr, const std::unordered_set<std::uint32_t>* skip1 = nullptr) {
   std::vector<UnlaunchedChange> out;
   const auto run = detail::launched_names(m0, shapes);
   if (!run) return out;
@@ -1089,10 +1097,15 @@ struct Exercised {
                                                     : " executed") +
                                    ": the launch file does not exercise the change"});
     };
-    for (std::size_t a = 0; a < u.c0.size(); ++a)
-      if (!u.kept0[a] && !exercised(m0.program, u.c0[a], e0, l0)) report(m0.program, u.c0[a], false);
+    auto in = [](const std::unordered_set<std::uint32_t>* set, const Inst& i) { return set && set->contains(i.id.value); };
+    for (std::size_t a = 0; a < u.c0.size(); ++a) {
+      const Inst& i0 = m0.program.items[u.c0[a]].inst;
+      if (u.kept0[a] || in(skip0, i0) || (in(decided0, i0) && e0.ran.contains(i0.id.value))) continue;
+      if (!exercised(m0.program, u.c0[a], e0, l0)) report(m0.program, u.c0[a], false);
+    }
     for (std::size_t b = 0; b < u.c1.size(); ++b)
-      if (!u.kept1[b] && !exercised(m1.program, u.c1[b], e1, l1)) report(m1.program, u.c1[b], true);
+      if (!u.kept1[b] && !in(skip1, m1.program.items[u.c1[b]].inst) && !exercised(m1.program, u.c1[b], e1, l1))
+        report(m1.program, u.c1[b], true);
   }
   return out;
 }
@@ -1614,6 +1627,44 @@ template <Executor E>
       }
   }
 
+  // (a'') Launch versioning (verify/versioning.hpp): a K1 whose entry starts with a guard on kernarg values must show
+  // statically that the guard's mismatch edges lead to K0's own code, unchanged. Every check below that aligns K1's
+  // code with K0's then sees K1's view (`k1s`): the guard and the specialized copy, the fallback deleted (instruction
+  // ids kept, so the runs of the real K1 still name them). The runs always execute the real K1.
+  const VersioningAnalysis versioning = find_versioning(k0.module, k1.module, shapes);
+  std::optional<CodeObject> k1_view;
+  if (!versioning.rejection.empty()) {
+    j["versioning"] = versioning.rejection;
+    return finish(Verdict::not_equivalent, "versioning", versioning.rejection);
+  }
+  if (versioning.view) {
+    k1_view = CodeObject{k1.path, k1.elf, k1.module};
+    k1_view->module.program = *versioning.view;
+  }
+  const CodeObject& k1s = k1_view ? *k1_view : k1;
+  {
+    OJson vj = versioning.kernels.empty() ? OJson("none") : OJson::object();
+    for (const auto& vk : versioning.kernels) {
+      OJson g = OJson::array();
+      for (const auto& d : vk.guard)
+        switch (d.kind) {
+          case GuardedDword::Kind::kernarg: g.push_back({{"offset", d.offset}, {"value", d.value}}); break;
+          case GuardedDword::Kind::wgid:
+            g.push_back({{"workgroup_id", std::string(1, "xyz"[d.dim % 3])}, {"sgpr", d.offset}, {"below", d.value}});
+            break;
+          case GuardedDword::Kind::exec: g.push_back({{"exec", "all ones"}}); break;
+        }
+      vj[vk.kernel] = {{"guard", std::move(g)},
+                       {"fallback", "K0's code, unchanged: " + std::to_string(vk.fallback_insts) + " instructions in " +
+                                        std::to_string(vk.fallback_blocks) + " blocks"},
+                       {"copy", detail::id_text(vk.copy_first)},
+                       {"decided_branches", vk.decided0.size()},
+                       {"infeasible_instructions", vk.infeasible0.size()},
+                       {"perturbations", OJson::array()}};
+    }
+    j["versioning"] = std::move(vj);
+  }
+
   // (b) Static checks: K0's findings are known and reported; K1 may keep them where they were (new_static_findings
   // aligns K1's code with K0's), but adds none.
   if (opt.static_checks) {
@@ -1637,7 +1688,32 @@ template <Executor E>
     std::string first;
     std::size_t k1_all = 0;
     for (const auto& kf : *f1) k1_all += kf.findings.size();
-    for (const auto& kf : new_static_findings(k0.module, *f0, k1.module, *f1))
+    // A versioned kernel's fallback is K0's code (find_versioning): a finding there is inherited when K0 has it at
+    // the corresponding instructions; the rest are new (the view has no such instruction to align).
+    std::vector<KernelFindings> f1s = *f1;
+    for (const auto& vk : versioning.kernels)
+      for (auto& kf : f1s) {
+        if (kf.kernel != vk.kernel) continue;
+        const KernelFindings* kf0 = nullptr;
+        for (const auto& k : *f0)
+          if (k.kernel == kf.kernel) kf0 = &k;
+        std::erase_if(kf.findings, [&](const analysis::Finding& f) {
+          const auto at = vk.fallback_to_k0.find(f.at.value);
+          if (at == vk.fallback_to_k0.end() || !kf0) return false;
+          std::optional<std::uint32_t> other;
+          if (f.other) {
+            const auto o = vk.fallback_to_k0.find(f.other->value);
+            if (o == vk.fallback_to_k0.end()) return false;
+            other = o->second;
+          }
+          for (const auto& g : kf0->findings)
+            if (g.rule == f.rule && g.at.value == at->second &&
+                (g.other ? std::optional<std::uint32_t>(g.other->value) : std::nullopt) == other)
+              return true;
+          return false;
+        });
+      }
+    for (const auto& kf : new_static_findings(k0.module, *f0, k1s.module, f1s))
       for (const auto& f : kf.findings) {
         if (first.empty()) first = kf.kernel + ": " + f.rule + " at " + detail::id_text(f.at) + ": " + f.message;
         k1_new.push_back(detail::finding_json(kf.kernel, f));
@@ -1669,7 +1745,7 @@ template <Executor E>
     std::set<std::string> tolerant;
     for (const auto& n : launched)
       if (!intolerant.count(n)) tolerant.insert(n);
-    const auto changes = approximate_changes(k0.module, k1.module, tolerant);
+    const auto changes = approximate_changes(k0.module, k1s.module, tolerant);
     OJson list = OJson::array();
     for (const auto& c : changes)
       list.push_back({{"kernel", c.kernel}, {"at", detail::id_text(c.at)}, {"instruction", c.text}, {"note", c.note}});
@@ -1694,7 +1770,7 @@ template <Executor E>
   // (b') The floating-point environment: K1 may not change the modes under which K0's float instructions run
   // (float_mode_changes). Sampled inputs cannot show such a change harmless, on hardware or here.
   {
-    const auto changes = float_mode_changes(k0.module, k1.module);
+    const auto changes = float_mode_changes(k0.module, k1s.module);
     OJson list = OJson::array();
     for (const auto& c : changes) list.push_back(c);
     j["float_mode"] = std::move(list);
@@ -1730,7 +1806,7 @@ template <Executor E>
         rj.push_back(std::move(e));
         continue;
       }
-      if (!k1_aligned) k1_aligned = detail::with_k0_ids(k0.module.program, k1.module.program);
+      if (!k1_aligned) k1_aligned = detail::with_k0_ids(k0.module.program, k1s.module.program);
       analysis::Refutation ref = pv->refute(*k1_aligned);
       // A counterexample's inputs are only consistent with K0's known bits at the window, not shown reachable: when
       // the prover shows K1 equivalent from the entry under the same facts (v_mov_b32 v6, 0 -> 16 for a high half
@@ -1770,7 +1846,7 @@ template <Executor E>
 
   // (c) Memory model: the scope bits of every memory access.
   {
-    const auto diffs = compare_memory_model(k0.module.program, k1.module.program);
+    const auto diffs = compare_memory_model(k0.module.program, k1s.module.program);
     OJson list = OJson::array();
     for (const auto& d : diffs) {
       OJson e;
@@ -1794,7 +1870,7 @@ template <Executor E>
 
   // (d) Coverage: the runs below only show what the launched kernels do; any other kernel must keep K0's code.
   {
-    const auto changes = unlaunched_changes(k0.module, k1.module, shapes);
+    const auto changes = unlaunched_changes(k0.module, k1s.module, shapes);
     OJson list = OJson::array();
     for (const auto& c : changes) list.push_back({{"kernel", c.kernel}, {"change", c.what}});
     j["unlaunched_changes"] = list;
@@ -1820,7 +1896,7 @@ template <Executor E>
     } else if (tolerance) {
       sc["status"] = "off: a shape declares a tolerance, so K1 may reassociate";
     } else {
-      points = state_points(k0.module, k1.module, shapes);
+      points = state_points(k0.module, k1s.module, shapes);
       for (const auto& p : points) {
         watch0.points.push_back({p.at0, p.units});
         watch1.points.push_back({p.at1, p.units});
@@ -2116,12 +2192,90 @@ template <Executor E>
   j["shapes"] = std::move(shapes_json);
   if (state_unobserved) j["state_check"]["status"] = "not checked: the executor cannot observe registers";
   if (verdict) return std::move(r);
+  // (e') Versioned kernels: the specialized copy must have run on the launch file's shapes, and must agree with K0
+  // on launches the guard lets through but the shapes do not show (perturbations: one unguarded scalar argument or
+  // grid dimension changed), one K0 and one K1 run each. A perturbation K0 does not run cleanly on is skipped.
+  for (const auto& vk : versioning.kernels) {
+    j["versioning"][vk.kernel]["copy_ran"] = ran1.known ? OJson(ran1.ran.contains(vk.copy_first.value))
+                                                          : OJson("not known: the executor cannot tell");
+    if (ran1.known && !ran1.ran.contains(vk.copy_first.value))
+      return finish(Verdict::not_equivalent, "coverage",
+                    "kernel '" + vk.kernel + "': the guard (" + vk.guard_text() +
+                        ") matched no shape of the launch file: the specialized copy never ran");
+    OJson list = OJson::array();
+    std::optional<std::string> bad;
+    for (const Perturbation& pt : perturbations(k0.module, shapes[vk.shape], vk)) {
+      OJson e;
+      e["change"] = pt.what;
+      const RunRequest rq0{0, next_seed++, nullptr};
+      auto o0 = exec.run(k0, pt.spec, rq0);
+      const OutBuffer* hit = nullptr;
+      if (o0)
+        for (const auto& b : o0->buffers)
+          if (b.guard_hit && !hit) hit = &b;
+      if (!o0 || !o0->ok() || hit) {
+        e["skipped"] = "K0 does not run cleanly (" +
+                       (!o0 ? o0.error().message
+                            : !o0->ok() ? detail::stop_text(*o0)
+                                        : "it writes into the guard bytes of arg" + std::to_string(hit->arg)) +
+                       ")";
+        list.push_back(std::move(e));
+        continue;
+      }
+      const RunRequest rq1{0, next_seed++, nullptr};
+      auto o1 = exec.run(k1, pt.spec, rq1);
+      const std::string off_guard = " when " + pt.what + ", a value the guard does not check";
+      if (!o1 || !o1->ok()) {
+        e["k1_stop"] = o1 ? detail::stop_json(*o1) : OJson(o1.error().message);
+        bad = "kernel '" + vk.kernel + "': the specialized copy " + (o1 ? "stops" : "cannot be launched") + off_guard +
+              " (" + detail::schedule_text(rq1) + "): " + (o1 ? detail::stop_text(*o1) : o1.error().message);
+      } else if (o1->buffers.size() != o0->buffers.size()) {
+        return fail(DiagCode::internal, "the executor returned different buffer sets for K0 and K1 (" + pt.what + ")");
+      } else {
+        for (std::size_t b = 0; b < o0->buffers.size() && !bad; ++b) {
+          const OutBuffer& b0 = o0->buffers[b];
+          const OutBuffer& b1 = o1->buffers[b];
+          if (b0.arg != b1.arg || b0.bytes.size() != b1.bytes.size() || b0.arg >= pt.spec.args.size() ||
+              pt.spec.args[b0.arg].kind != ArgSpec::Kind::buffer)
+            return fail(DiagCode::internal, "the executor returned mismatched buffers for K0 and K1 (arg" +
+                                                std::to_string(b0.arg) + ")");
+          const DType dt = pt.spec.args[b0.arg].buffer.dtype;
+          const bool is_out = std::find(pt.spec.outputs.begin(), pt.spec.outputs.end(), b0.arg) != pt.spec.outputs.end();
+          BufferComparison c = compare_buffer(dt, b0.bytes, b1.bytes,
+                                              is_out && dtype_is_float(dt) ? pt.spec.tolerance_for(dt) : std::nullopt);
+          c.arg = b0.arg;
+          c.output = is_out;
+          c.k0_guard_hit = b0.guard_hit;
+          c.k1_guard_hit = b1.guard_hit;
+          if (!c.ok()) {
+            e["buffer"] = detail::comparison_json(c);
+            bad = "kernel '" + vk.kernel + "': the specialized copy disagrees with K0" + off_guard + ": " +
+                  detail::comparison_text(c);
+          }
+        }
+      }
+      if (o1 && o1->executed)
+        e["copy_ran"] = std::find(o1->executed->begin(), o1->executed->end(), vk.copy_first) != o1->executed->end();
+      e["verdict"] = bad ? "differ" : "match";
+      list.push_back(std::move(e));
+      if (bad) break;
+    }
+    j["versioning"][vk.kernel]["perturbations"] = std::move(list);
+    if (bad) return finish(Verdict::not_equivalent, "run", *bad);
+  }
   // (f) Every change must have run: code no run executes is not verified by them.
   if (!ran0.known || !ran1.known) {
     j["coverage"] = "not checked: the executor cannot tell which instructions ran";
   } else {
     j["coverage"] = "checked";
-    const auto unexercised = unexercised_changes(k0.module, k1.module, shapes, ran0, ran1);
+    std::unordered_set<std::uint32_t> decided0, skip0, skip1;
+    for (const auto& vk : versioning.kernels) {
+      decided0.insert(vk.decided0.begin(), vk.decided0.end());
+      skip0.insert(vk.prologue0.begin(), vk.prologue0.end());
+      skip0.insert(vk.infeasible0.begin(), vk.infeasible0.end());
+      skip1.insert(vk.prologue1.begin(), vk.prologue1.end());
+    }
+    const auto unexercised = unexercised_changes(k0.module, k1s.module, shapes, ran0, ran1, 3, &decided0, &skip0, &skip1);
     OJson uj = OJson::array();
     for (const auto& u : unexercised) uj.push_back({{"kernel", u.kernel}, {"what", u.what}});
     j["unexercised_changes"] = std::move(uj);
@@ -2137,7 +2291,7 @@ template <Executor E>
   if (opt.require_proof) {
     OJson pj = OJson::array();
     std::optional<std::string> unproven;
-    const Program k1_aligned = detail::with_k0_ids(k0.module.program, k1.module.program);
+    const Program k1_aligned = detail::with_k0_ids(k0.module.program, k1s.module.program);
     for (std::size_t si = 0; si < shapes.size() && !unproven; ++si) {
       OJson e;
       e["shape"] = si;
