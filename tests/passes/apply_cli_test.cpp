@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/corpus.hpp"
 #include "support/process.hpp"
 
 namespace {
@@ -267,4 +268,45 @@ TEST_F(ApplyCli, EditScriptInsertCodeAddsARegionAndRejectsAReusedLabel) {
   EXPECT_NE(b.out.find("/edits/0: insert_code i"), std::string::npos) << b.out;
   EXPECT_NE(b.out.find("label '.Lrow_sum_0' is not new"), std::string::npos) << b.out;
   EXPECT_FALSE(fs::exists(k2));
+}
+
+// specialize on the corpus, as a user runs it (issue 28: it fires on the level-2 convolution epilogues and on the
+// reductions): each kernel is versioned on its launch file -- the workgroup ids below the grid (Triton's `pid < N`
+// checks; these kernels have no hidden arguments, so the grid itself cannot be read) and full waves -- and the K1
+// verifies: the verifier proves the fallback is K0's code and runs the copy on the launch and on perturbed launches.
+// The modeled cycles before and after are printed (the gate, not this test, decides whether a version is kept).
+TEST_F(ApplyCli, SpecializeVersionsTheConvolutionEpiloguesAndTheReductionsAndTheyVerify) {
+  ASMEVO_REQUIRE_CORPUS(corpus);
+  const fs::path dir_id = corpus / "inductor-dev";
+  for (const char* k : {"L2_conv_mish_mish.k1", "L2_conv_relu_hardswish.k1", "L1_log_softmax.k0", "L1_mse_loss.k0",
+                        "L1_l1norm.k0"}) {
+    SCOPED_TRACE(k);
+    const std::string co = (dir_id / (std::string(k) + ".gfx942.hsaco")).string();
+    const std::string launch = (dir_id / (std::string(k) + ".json")).string();
+    const std::string k1 = (dir / (std::string(k) + ".co")).string();
+    auto a = run("apply " + co + " --pass specialize --launch " + launch + " -o " + k1 + " --json", false);
+    ASSERT_EQ(a.code, 0) << a.out;
+    const auto j = nlohmann::json::parse(a.out);
+    const std::string note = j["passes"][0]["notes"][0];
+    EXPECT_EQ(note.find("specialized "), 0u) << note;
+    EXPECT_NE(note.find("workgroup id"), std::string::npos) << note;
+    const fs::path receipt = dir / (std::string(k) + ".receipt.json");
+    auto v = run("verify " + co + " " + k1 + " --launch " + launch + " --receipt " + receipt.string());
+    EXPECT_EQ(v.code, 0) << v.out;
+    const auto r = nlohmann::json::parse(slurp(receipt));
+    ASSERT_TRUE(r["versioning"].is_object()) << r["versioning"].dump();
+    const auto& vk = r["versioning"].begin().value();
+    EXPECT_EQ(vk["fallback"].get<std::string>().find("K0's code, unchanged"), 0u) << vk.dump();
+    EXPECT_EQ(vk["copy_ran"], true) << vk.dump();
+    EXPECT_FALSE(vk["perturbations"].empty()) << vk.dump();
+    std::printf("[specialize %s] %s; modeled cycles %.0f -> %.0f\n", k, note.c_str(), modeled(co, launch, 0),
+                modeled(k1, launch, 0));
+  }
+  // The convolution's other kernels: k0 folds too little to pay for its guard, and says so.
+  auto a = run("apply " + (dir_id / "L2_conv_mish_mish.k0.gfx942.hsaco").string() + " --pass specialize --launch " +
+                   (dir_id / "L2_conv_mish_mish.k0.json").string() + " -o " + (dir / "k0.co").string() + " --json",
+               false);
+  ASSERT_EQ(a.code, 0) << a.out;
+  EXPECT_NE(nlohmann::json::parse(a.out)["passes"][0]["notes"][0].get<std::string>().find("saves less than its guard costs"),
+            std::string::npos) << a.out;
 }

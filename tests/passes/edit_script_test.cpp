@@ -120,6 +120,32 @@ TEST(EditScript, InsertCodeAppliesARegionAndReportsEachBadLine) {
     EXPECT_NE(all.find(needle), std::string::npos) << needle << "\n" << all;
 }
 
+// insert_entry_code: at the kernel symbol itself, where insert_code is refused, the region follows the label; it must
+// end with a new label; the log it leaves prints back as the same op.
+TEST(EditScript, InsertEntryCodeGuardsTheKernelEntry) {
+  const auto m = module_of(
+      "  .globl k\n"
+      "k:\n"
+      "  v_mov_b32 v1, 0\n"          // i0
+      "  s_endpgm\n");               // i1
+  const auto ok = apply_edit_script_text(m, R"({"kernel": "k", "edits": [
+      {"op": "insert_entry_code", "at": "i0", "code": ["s_cmp_lg_u32 s6, 4", "s_cbranch_scc1 .Lk0", "s_nop 0", ".Lk0:"]}]})");
+  ASSERT_TRUE(ok.ok()) << messages(ok);
+  const std::string text = print_program(ok.program);
+  EXPECT_LT(text.find("k:"), text.find("s_cmp_lg_u32 s6, 4")) << text;
+  EXPECT_LT(text.find(".Lk0:"), text.find("v_mov_b32_e32 v1, 0")) << text;
+  ASSERT_EQ(ok.log.size(), 1u);
+  EXPECT_EQ(ok.log[0].op, passes::Edit::Op::insert_entry_code);
+  const auto bad = apply_edit_script_text(m, R"({"kernel": "k", "edits": [
+      {"op": "insert_entry_code", "at": "i0", "code": ["s_nop 0"]},
+      {"op": "insert_entry_code", "at": "i1", "code": ["s_nop 0", ".Lz:"]}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(pointers(bad), (std::vector<std::string>{"/edits/0", "/edits/1"})) << messages(bad);
+  const std::string all = messages(bad);
+  for (const char* needle : {"must end with a new label", "does not directly follow a label"})
+    EXPECT_NE(all.find(needle), std::string::npos) << needle << "\n" << all;
+}
+
 TEST(EditScript, EveryProblemIsReportedWithItsPointerAndNothingIsApplied) {
   const auto m = module_of(kProgram);
   const auto r = apply_edit_script_text(m, R"({"edits": [

@@ -76,6 +76,10 @@ int cmd_apply(int argc, char** argv) {
       std::cerr << "asmevo: the launch exercises " << k0->m.program.instruction_count() - cold.size() << " of "
                 << k0->m.program.instruction_count() << " instructions; the rest is left alone\n";
     base.not_exercised = std::make_shared<const std::unordered_set<std::uint32_t>>(std::move(cold));
+    std::vector<analysis::LaunchFacts> facts;
+    for (const auto& s : *shapes)
+      if (auto f = verify::launch_facts(co->module, s)) facts.push_back(std::move(*f));
+    base.launches = std::make_shared<const std::vector<analysis::LaunchFacts>>(std::move(facts));
   }
 
   Program p1;

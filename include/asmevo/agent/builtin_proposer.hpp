@@ -1,11 +1,12 @@
 // The built-in proposer: offline, deterministic for a seed. Each attempt it proposes one edit script for the hot
 // window the search points it at, by one of six strategies (ProposalRequest::strategy):
 //
-//  - "diagnose": one of the transformations agent/diagnosis.hpp suggests for the focused window -- a wait inside a
-//                counted loop: `unroll` by 2, 4 or 8 with `batch-loads` and waitcnt-min; a wait elsewhere:
-//                `batch-loads`; a dependency or resource stall: the schedule. A window with no suggestion (a barrier
-//                stall: nothing built-in rewrites cross-wave reductions yet), or whose suggestions this lineage
-//                already tried on its current program, falls through to the next strategy.
+//  - "diagnose": one of the transformations agent/diagnosis.hpp suggests -- first `specialize` where the launch
+//                file fixes kernargs the code computes with (diagnose_launch), then for the focused window: a wait
+//                inside a counted loop: `unroll` by 2, 4 or 8 with `batch-loads` and waitcnt-min; a wait elsewhere:
+//                `batch-loads`; a dependency or resource stall: the schedule. When no finding has a suggestion (a
+//                barrier stall: nothing built-in rewrites cross-wave reductions yet) this lineage has not already
+//                tried on its current program, it falls through to the next strategy.
 //  - "schedule": the schedule pass over the window (a random region size), then waitcnt-min and nop-min.
 //  - "hoist":    move one memory load of the window's blocks earlier, past the independent instructions above it and past the
 //                s_waitcnts in between (a vmcnt(N) wait becomes vmcnt(N+1), so it still retires exactly what it
@@ -38,6 +39,7 @@
 #include "asmevo/analysis/dependence.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/waitcnt.hpp"
+#include "asmevo/passes/pass.hpp"
 
 namespace asmevo::agent {
 
@@ -70,7 +72,8 @@ struct Run {
 };
 
 /// The blocks the window overlaps, each with the part of it inside the window. Blocks holding an instruction the
-/// launch does not exercise are left out (an edit there could not be verified).
+/// launch does not exercise are left out (an edit there could not be verified), and so are a versioned kernel's
+/// guard and fallback.
 [[nodiscard]] inline std::vector<Run> runs_of(const ProposalRequest& r, const analysis::Cfg& g) {
   const Program& p = r.module->program;
   std::size_t lo = 0, hi = p.items.size() ? p.items.size() - 1 : 0;
@@ -83,9 +86,15 @@ struct Run {
     }
     if (!a || !b || hi < lo) lo = 0, hi = p.items.size() ? p.items.size() - 1 : 0;
   }
+  // A kernel `specialize` versioned keeps its guard and K0's code behind it as they are (passes::editable_blocks).
+  std::vector<std::uint8_t> frozen(g.blocks.size(), 0);
+  if (const auto e = g.block_named(r.kernel))
+    for (const auto b : passes::detail::frozen_by_versioning(p, g, passes::detail::past_preload_prologue(p, g, *e)))
+      frozen[b] = 1;
   std::vector<Run> out;
-  for (const auto& blk : g.blocks) {
-    if (blk.insts.empty() || blk.insts.back() < lo || blk.insts.front() > hi) continue;
+  for (std::size_t bi = 0; bi < g.blocks.size(); ++bi) {
+    const auto& blk = g.blocks[bi];
+    if (blk.insts.empty() || blk.insts.back() < lo || blk.insts.front() > hi || frozen[bi]) continue;
     bool cold = false;
     if (r.not_exercised)
       for (const std::size_t i : blk.insts) cold = cold || r.not_exercised->contains(p.items[i].inst.id.value);
@@ -200,20 +209,31 @@ class BuiltinProposer {
   /// "diagnose" (see the file comment): one suggestion for the focused window, drawn uniformly.
   template <class Rng>
   [[nodiscard]] static std::optional<Json> diagnose(const ProposalRequest& r, Rng& rng, std::string& summary) {
-    if (r.focus >= r.hot.size()) return std::nullopt;
-    const std::vector<HotSpot> one{r.hot[r.focus]};
-    const auto ds = agent::diagnose(r.module->program, r.kernel, one);
-    if (ds.empty() || ds.front().suggestions.empty()) return std::nullopt;
-    const auto& d = ds.front();
-    // The suggestions this lineage has not tried on its current program (its history since the last acceptance).
-    std::vector<const Json*> fresh;
-    for (const auto& sug : d.suggestions) {
-      const Json script{{"kernel", r.kernel}, {"edits", sug}};
-      bool tried = false;
-      for (auto it = r.history.rbegin(); it != r.history.rend() && it->outcome != "accepted"; ++it) tried |= it->script == script;
-      if (!tried) fresh.push_back(&sug);
+    std::vector<Diagnosis> ds;
+    // The launch finding first (it concerns the whole kernel), then the focused window's.
+    if (auto l = agent::diagnose_launch(r.module->program, r.kernel, r.launches)) ds.push_back(std::move(*l));
+    if (r.focus < r.hot.size()) {
+      const std::vector<HotSpot> one{r.hot[r.focus]};
+      for (auto& d : agent::diagnose(r.module->program, r.kernel, one)) ds.push_back(std::move(d));
     }
-    if (fresh.empty()) return std::nullopt;
+    // The first finding with suggestions this lineage has not tried on its current program (its history since the
+    // last acceptance).
+    std::vector<const Json*> fresh;
+    const Diagnosis* found = nullptr;
+    for (const auto& d : ds) {
+      for (const auto& sug : d.suggestions) {
+        const Json script{{"kernel", r.kernel}, {"edits", sug}};
+        bool tried = false;
+        for (auto it = r.history.rbegin(); it != r.history.rend() && it->outcome != "accepted"; ++it) tried |= it->script == script;
+        if (!tried) fresh.push_back(&sug);
+      }
+      if (!fresh.empty()) {
+        found = &d;
+        break;
+      }
+    }
+    if (!found) return std::nullopt;
+    const Diagnosis& d = *found;
     const Json& edits = *fresh[std::uniform_int_distribution<std::size_t>(0, fresh.size() - 1)(rng)];
     for (const auto& e : edits) {
       summary += (summary.empty() ? "" : ", ") + e["name"].get<std::string>();

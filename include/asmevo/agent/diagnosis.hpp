@@ -13,11 +13,16 @@
 //    no built-in pass rewrites such a reduction.
 //  - dependency or resource stalls: an instruction waits on a result or a busy unit. Suggested: the schedule.
 //  - waitcnt stalls at s_endpgm: the stores draining at the end; nothing is suggested.
+// And, apart from the windows, when the launch file is known (diagnose_launch): code that depends on kernargs every
+// shape fixes -- a branch, an address computation, a load of a size -- which `specialize` folds in a guarded copy.
+// Suggested: `specialize`, then waitcnt-min (the copy's waits for loads it no longer makes).
 // A suggestion is an edit-script "pass" entry list, as a proposer sends it.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,13 +33,15 @@
 #include "asmevo/analysis/loops.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
+#include "asmevo/passes/specialize.hpp"
 
 namespace asmevo::agent {
 
 /// One finding about one hot window.
 struct Diagnosis {
   std::size_t window = 0;  ///< index into the hot windows
-  std::string cause;       ///< "waitcnt-in-loop", "waitcnt", "store-drain", "barrier", "dependency", "resource"
+  std::string cause;       ///< "waitcnt-in-loop", "waitcnt", "store-drain", "barrier", "dependency", "resource",
+                           ///< "launch-constant"
   std::string text;        ///< one line: what the model sees and what would address it
   std::uint64_t stall = 0; ///< the window's stall cycles of that cause
   std::string loop;        ///< the loop's header label, for a stall inside a loop
@@ -136,6 +143,29 @@ namespace diagnosis_detail {
     out.push_back(std::move(d));
   }
   return out;
+}
+
+/// What `specialize` would do to kernel `kernel` of `p` under `launches` (one entry per shape), as a finding: it runs
+/// the pass on a copy and reports its note when the guarded copy folds something. Nothing when no launch is known,
+/// the kernel reads nothing every shape fixes, or the copy would fold nothing.
+[[nodiscard]] inline std::optional<Diagnosis> diagnose_launch(
+    const Program& p, const std::string& kernel, const std::shared_ptr<const std::vector<analysis::LaunchFacts>>& launches) {
+  if (!launches || launches->empty()) return std::nullopt;
+  Program work = p;
+  passes::Rewriter r(work);
+  passes::PassContext c;
+  c.kernels = {kernel};
+  c.launches = launches;
+  auto st = passes::run_pass(passes::Specialize{}, r, c);
+  if (!st || st->edits == 0 || st->notes.empty()) return std::nullopt;
+  Diagnosis d;
+  d.cause = "launch-constant";
+  d.text = "every shape of the launch file fixes kernargs the code computes with: " + st->notes.front() +
+           " (an instruction count, not cycles); try specialize";
+  d.suggestions.push_back(nlohmann::json::array({diagnosis_detail::pass_entry("specialize"),
+                                                 diagnosis_detail::pass_entry("waitcnt-min")}));
+  d.suggestions.push_back(nlohmann::json::array({diagnosis_detail::pass_entry("specialize")}));
+  return d;
 }
 
 }  // namespace asmevo::agent

@@ -12,6 +12,9 @@
 //      {"op": "set_waitcnt",   "at": "i9",  "vmcnt": 1, "lgkmcnt": 0}, (an absent counter waits for nothing)
 //      {"op": "insert_code",   "at": "i20", "code": [".Lmine:", "s_add_u32 s9, s6, 3", "s_cbranch_scc1 .Lmine"]},
 //                                           (a region with new labels and branches, before the block i20 starts)
+//      {"op": "insert_entry_code", "at": "i0", "code": ["s_cmp_lg_u32 s6, 64", "s_cbranch_scc1 .Lk0", ".Lk0:"]},
+//                                           (the same right after the labels of i0's block, a kernel entry
+//                                            included; it ends with a new label that then starts that block)
 //      {"op": "pass",          "name": "waitcnt-min", "args": {"window": 64}}
 //    ]}
 //
@@ -93,6 +96,7 @@ struct OpShape {
       {"swap", {"a", "b"}, {}},
       {"set_waitcnt", {"at"}, {"vmcnt", "expcnt", "lgkmcnt"}},
       {"insert_code", {"at", "code"}, {}},
+      {"insert_entry_code", {"at", "code"}, {}},
       {"pass", {"name"}, {"args"}},
   };
   return s;
@@ -276,6 +280,7 @@ struct Checker {
   passes::PassContext ctx;
   ctx.xnack = base.xnack;
   ctx.not_exercised = base.not_exercised;
+  ctx.launches = base.launches;
   if (kernel) ctx.kernels.push_back(kernel->name);
   else
     for (const auto& k : m.kernels) ctx.kernels.push_back(k.name);
@@ -384,10 +389,10 @@ struct Checker {
             }
           }
         if (res.errors.size() != before) continue;
-      } else if (op == "insert_code") {
+      } else if (op == "insert_code" || op == "insert_entry_code") {
         auto code = ck.code(e["code"], ptr + "/code", m.target);
         if (!at || !code) continue;
-        ed.op = O::insert_code, ed.at = *at, ed.code = std::move(*code);
+        ed.op = op == "insert_code" ? O::insert_code : O::insert_entry_code, ed.at = *at, ed.code = std::move(*code);
         for (std::size_t k = 0; k < ed.code.size(); ++k)
           for (const auto& kern : m.kernels) {
             if (ed.code[k].kind != Item::Kind::inst || (kernel && &kern != kernel)) continue;
@@ -475,10 +480,11 @@ struct Checker {
       case O::move_before: j = {{"op", "move"}, {"at", id(e.at)}, {"before", id(e.other)}}; break;
       case O::move_after: j = {{"op", "move"}, {"at", id(e.at)}, {"after", id(e.other)}}; break;
       case O::swap: j = {{"op", "swap"}, {"a", id(e.at)}, {"b", id(e.other)}}; break;
-      case O::insert_code: {
+      case O::insert_code:
+      case O::insert_entry_code: {
         nlohmann::json c = nlohmann::json::array();
         for (const auto& it : e.code) c.push_back(it.kind == Item::Kind::label ? it.name + ":" : print_inst(it.inst));
-        j = {{"op", "insert_code"}, {"at", id(e.at)}, {"code", std::move(c)}};
+        j = {{"op", std::string(to_string(e.op))}, {"at", id(e.at)}, {"code", std::move(c)}};
         break;
       }
       case O::set_waitcnt:

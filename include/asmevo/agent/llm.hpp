@@ -699,8 +699,10 @@ struct WindowText {
              detail::llm::fixed(req.hot[k].share * 100, 1) + "%)", ++shown;
     s += "\n";
   }
-  if (req.module && !req.hot.empty()) {
-    const auto ds = diagnose(req.module->program, req.kernel, req.hot);
+  if (req.module && (!req.hot.empty() || req.launches)) {
+    std::vector<Diagnosis> ds;
+    if (auto l = diagnose_launch(req.module->program, req.kernel, req.launches)) ds.push_back(std::move(*l));
+    for (auto& d : diagnose(req.module->program, req.kernel, req.hot)) ds.push_back(std::move(d));
     if (!ds.empty()) {
       s += "\nDiagnosis (the cost model's reading of the hot windows; call a named pass with a \"pass\" edit):\n";
       for (std::size_t k = 0; k < ds.size() && k < 4; ++k) s += "- " + detail::llm::clip(ds[k].text, opt.max_field) + "\n";
@@ -967,6 +969,7 @@ class LlmProposer {
     passes::PassContext base;
     base.xnack = req.xnack;
     base.not_exercised = req.not_exercised;
+    base.launches = req.launches;
     const unsigned rounds = client_.config().max_repairs + 1;
     std::string last;
     for (unsigned round = 0; round < rounds; ++round) {

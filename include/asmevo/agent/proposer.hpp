@@ -19,6 +19,10 @@
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/ir/program.hpp"
 
+namespace asmevo::analysis {
+struct LaunchFacts;  // analysis/known_bits.hpp
+}  // namespace asmevo::analysis
+
 namespace asmevo::agent {
 
 /// Tokens a proposer spent (what an OpenAI-compatible server reports as usage; estimated from the text when the
@@ -68,6 +72,8 @@ struct ProposalRequest {
   bool xnack = true;
   /// Instructions the launch does not exercise (verify::not_exercised): edits there cannot be verified.
   std::shared_ptr<const std::unordered_set<std::uint32_t>> not_exercised;
+  /// What each shape of the launch file fixes (passes::PassContext::launches).
+  std::shared_ptr<const std::vector<analysis::LaunchFacts>> launches;
   std::vector<HotSpot> hot;       ///< the parent's hot windows, hottest first
   std::size_t focus = 0;          ///< the hot window this attempt should work on (redirection moves it)
   std::string strategy;           ///< the lineage's current strategy (proposer-specific name)

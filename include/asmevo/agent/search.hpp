@@ -265,6 +265,12 @@ class Search {
     if (!ran) return unexpected(std::move(ran).error());
     if (ran->known)
       cold_ = std::make_shared<const std::unordered_set<std::uint32_t>>(verify::not_exercised(k0_.module.program, *ran));
+    {
+      std::vector<analysis::LaunchFacts> facts;
+      for (const auto& s : shapes_)
+        if (auto f = verify::launch_facts(k0_.module, s)) facts.push_back(std::move(*f));
+      launches_ = std::make_shared<const std::vector<analysis::LaunchFacts>>(std::move(facts));
+    }
     auto t = exec_.time(k0_, shapes_[opt_.timed_shape], verify::TimeRequest{});
     if (!t) return unexpected(std::move(t).error());
     k0_time_ = *t;
@@ -528,6 +534,7 @@ class Search {
     passes::PassContext base;
     base.xnack = xnack_;
     base.not_exercised = cold_;
+    base.launches = launches_;
     std::size_t edits = 0;
     for (std::size_t s = 0; s < scripts.size(); ++s) {
       auto r = apply_edit_script(out.module, scripts[s], base);
@@ -725,6 +732,7 @@ class Search {
       rq.kernel = kernel_;
       rq.xnack = xnack_;
       rq.not_exercised = cold_;
+      rq.launches = launches_;
       rq.hot = l.hot;
       rq.focus = l.hot.empty() ? 0 : l.focus % l.hot.size();
       rq.strategy = ps.strategies.empty() ? std::string() : ps.strategies[l.strategy];
@@ -945,6 +953,7 @@ class Search {
   bool xnack_ = true;
   std::unique_ptr<mc::Encoder> enc_;
   std::shared_ptr<const std::unordered_set<std::uint32_t>> cold_;
+  std::shared_ptr<const std::vector<analysis::LaunchFacts>> launches_;  ///< per shape, for passes that version
   verify::TimeOutcome k0_time_;
   std::vector<Lineage> lineages_;
   emu::Bound bound0_;  ///< K0's speed-of-light bound on the timed shape (what proposers are told)
