@@ -213,7 +213,7 @@ TEST_F(ApplyCli, UnrollAndBatchLoadsVerifyOnEveryRemainderAndAreFasterOnTheRowRe
       auto v = run("verify " + rk0 + " " + k1 + " --launch " + trips.string());
       EXPECT_EQ(v.code, 0) << v.out;
       EXPECT_NE(v.out.find("equivalent: K1 matches K0 on 9 shape(s)"), std::string::npos) << v.out;
-      // The main job's launch file has trip counts 64..71: every remainder of every factor up to 8.
+      // The main job's launch file has trip counts 64..71 and 1..7: every remainder of every factor up to 8.
       auto v2 = run("verify " + rk0 + " " + k1 + " --launch " + main_launch);
       EXPECT_EQ(v2.code, 0) << v2.out;
       const double c1 = modeled(k1, main_launch, 0);
@@ -239,6 +239,39 @@ TEST_F(ApplyCli, UnrollAndBatchLoadsVerifyOnEveryRemainderAndAreFasterOnTheRowRe
   EXPECT_NE(nol.code, 0);
   EXPECT_NE(nol.out.find("no single-block loop has header label '.Lnothere'"), std::string::npos) << nol.out;
   EXPECT_FALSE(fs::exists(dir / "bad.co"));
+}
+
+// software-pipeline on the project's row reduction, both targets: every depth verifies against K0 on trip counts
+// 1..16 (loops shorter than the depth run K0's loop, the others leave through every drain), and on the main job's
+// launch file it is measured beside unroll + batch-loads of the same factor (both keep that many loads in flight;
+// the pipeline never drains them between groups).
+TEST_F(ApplyCli, SoftwarePipelineVerifiesOnEveryTripCountAndKeepsTheRowReductionsLoadsInFlight) {
+  const fs::path trips = dir / "trips16.json";
+  std::ofstream(trips) << row_sum_launch({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 2);
+  const std::string main_launch = std::string(ASMEVO_SOURCE_DIR) + "/examples/launch/row_sum.json";
+  std::printf("[row_sum] modeled cycles, main launch shape 0\n%-8s %5s %9s %10s %7s %13s %7s\n", "target", "depth", "K0",
+              "pipeline", "ratio", "unroll+batch", "ratio");
+  for (const char* tgt : {"gfx942", "gfx90a"}) {
+    const std::string rk0 = (fs::path(ASMEVO_EXAMPLES_DIR) / ("row_sum." + std::string(tgt) + ".co")).string();
+    const double c0 = modeled(rk0, main_launch, 0);
+    for (const int d : {2, 4, 8}) {
+      SCOPED_TRACE(std::string(tgt) + " depth " + std::to_string(d));
+      const std::string k1 = (dir / ("sp" + std::to_string(d) + tgt + ".co")).string();
+      auto a = run("apply " + rk0 + " --pass software-pipeline:depth=" + std::to_string(d) + " -o " + k1 + " --json", false);
+      ASSERT_EQ(a.code, 0) << a.out;
+      const auto j = nlohmann::json::parse(a.out);
+      ASSERT_EQ(j["passes"][0]["notes"][0].get<std::string>().rfind("pipelined the loop at .Lrow_sum_0 to depth " +
+                                                                     std::to_string(d), 0), 0u) << a.out;
+      auto v = run("verify " + rk0 + " " + k1 + " --launch " + trips.string());
+      EXPECT_EQ(v.code, 0) << v.out;
+      EXPECT_NE(v.out.find("equivalent: K1 matches K0 on 16 shape(s)"), std::string::npos) << v.out;
+      const std::string u1 = (dir / ("ub" + std::to_string(d) + tgt + ".co")).string();
+      ASSERT_EQ(run("apply " + rk0 + " --pass unroll:factor=" + std::to_string(d) + ",batch-loads -o " + u1).code, 0);
+      const double c1 = modeled(k1, main_launch, 0), cu = modeled(u1, main_launch, 0);
+      std::printf("%-8s %5d %9.0f %10.0f %6.2fx %13.0f %6.2fx\n", tgt, d, c0, c1, c0 / c1, cu, c0 / cu);
+      if (d >= 4) EXPECT_LT(c1 * 1.5, c0) << "depth " << d << " keeps that many loads in flight: well over 1.5x";
+    }
+  }
 }
 
 // An edit script may bring control flow of its own (insert_code): a region with a fresh label is applied and

@@ -301,7 +301,8 @@ TEST(PassProperties, HazardFix) { EXPECT_TRUE(check_pass_properties(passes::Haza
 
 TEST(PassProperties, WaitcntMin) { EXPECT_TRUE(check_pass_properties(passes::WaitcntMin{})); }
 
-// The generated programs leave v5, v46, v47 and (with AGPR accumulators) v48..v63 unnamed: there is work.
+// The generated programs leave v5, v46 and v47 (unless a loop streams loads through them) and (with AGPR
+// accumulators) v48..v63 unnamed: there is work.
 TEST(PassProperties, VgprCompact) { EXPECT_TRUE(check_pass_properties(passes::VgprCompact{})); }
 
 // The generator's split load pairs and paired LDS reads are what it merges.

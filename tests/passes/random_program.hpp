@@ -18,6 +18,7 @@
 //   s[4:5]    a 256-byte read-only buffer read by SMEM;  s6, s7: scalar arguments
 //   v1 in-offset, v2 out-offset, v3 own LDS address, v4 a neighbour lane's LDS address, v[6:7] / v[8:9] the 64-bit
 //   input / output addresses; v10..v41 the kValues "value registers" (every result lives in one); v[42:45] MFMA A/B;
+//   v46, v47 a streaming loop's loads and address (never stored);
 //   v[48:63] or a[0:15] MFMA accumulators; s8..s19 SMEM results, s20..s21 saved exec, s24..s27 scalar temps, s30 a
 //   loop counter, s31 a v_readlane result.
 #pragma once
@@ -507,14 +508,41 @@ class Emitter {
   }
 
   /// A counted loop (1..4 trips, so the body always runs): VALU accumulation, and sometimes a load waited for
-  /// inside the body (vmcnt(0): nothing the body issues is outstanding at the back edge).
+  /// inside the body (vmcnt(0): nothing the body issues is outstanding at the back edge). Half of the loops with a
+  /// load stream instead (1..9 trips, the shape software-pipeline takes): loads into v46 (and v47), which no value
+  /// register holds, added into a value register; one load at a fixed address, two, or one whose address the loop
+  /// steps (v47 = v1 + 4 * s30).
   void loop(SegRng& r, unsigned size, unsigned variant) {
-    const unsigned trips = 1 + r.below(4);
+    const bool stream = (variant & 1) && r.chance(50);
+    const unsigned trips = 1 + r.below(stream ? 9 : 4);
     const std::string label = "L_loop" + std::to_string(labels_++);
     line("s_mov_b32 s30, " + std::to_string(trips));
     out_ += label + ":\n";
     valu_chain(r, 1 + size % 5, variant >> 2);
-    if (variant & 1) {
+    if (stream) {
+      make_room();
+      const unsigned mode = r.below(3);
+      const std::string fixed = r.chance(50) ? v(1) + ", s[0:1]" : std::string("v[6:7], off");
+      auto offset = [&](unsigned max_bytes) {
+        const unsigned off = 4 * r.below(max_bytes / 4 + 1);
+        return off ? " offset:" + std::to_string(off) : std::string();
+      };
+      if (mode == 2) {  // 4 * s30 <= 36 bytes past v1, so the offset stays below 24 to keep inside the lane's 64
+        line("v_lshl_add_u32 v47, s30, 2, v1");
+        line("global_load_dword v46, v47, s[0:1]" + offset(24));
+      } else {
+        line("global_load_dword v46, " + fixed + offset(kInBytesPerLane - 4));
+        if (mode == 1) line("global_load_dword v47, " + fixed + offset(kInBytesPerLane - 4));
+      }
+      for (const unsigned reg : mode == 1 ? std::vector<unsigned>{46, 47} : std::vector<unsigned>{46}) {
+        vm_.push_back({reg, 1, false, false});
+        mark(vm_.back(), true);
+      }
+      wait_vm_for(vm_.size() - 1, false);
+      const unsigned a = ready_value(r);
+      line("v_add_u32 " + v(a) + ", v46, " + v(a));
+      if (mode == 1) line("v_add_u32 " + v(a) + ", v47, " + v(a));
+    } else if (variant & 1) {
       global_load(r, r.below(4));
       wait_vm_for(vm_.size() - 1, false);
       valu_chain(r, 1, 0);

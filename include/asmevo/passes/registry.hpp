@@ -15,6 +15,7 @@
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/peephole.hpp"
 #include "asmevo/passes/schedule.hpp"
+#include "asmevo/passes/software_pipeline.hpp"
 #include "asmevo/passes/specialize.hpp"
 #include "asmevo/passes/unroll.hpp"
 #include "asmevo/passes/vgpr_compact.hpp"
@@ -39,7 +40,7 @@ template <Pass P>
 
 /// Every built-in pass, in the order `asmevo passes` lists them.
 [[nodiscard]] inline std::span<const PassInfo> builtin_passes() {
-  static const std::array<PassInfo, 11> all{
+  static const std::array<PassInfo, 12> all{
       detail::info_of<WaitcntMin>(),
       detail::info_of<NopMin>(),
       detail::info_of<HazardFix>(),
@@ -49,6 +50,7 @@ template <Pass P>
       detail::info_of<Peephole>(),
       detail::info_of<Schedule>(),
       detail::info_of<Unroll>(),
+      detail::info_of<SoftwarePipeline>(),
       detail::info_of<BatchLoads>(),
       detail::info_of<Specialize>(),
   };

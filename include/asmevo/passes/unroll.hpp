@@ -2,12 +2,8 @@
 // with the loop's own code, so that the loads of k iterations can be in flight together (`batch-loads` then hoists
 // them above the waits of the earlier copies).
 //
-// Which loops (analysis/loops.hpp): a natural loop of one block, tested at the bottom by s_cbranch_scc0/scc1 back to
-// its own label on an s_cmp of a scalar induction variable with a constant step against a constant or an invariant
-// SGPR; nothing between the compare and the branch touches SCC; the rest of the body writes SCC before it reads it;
-// the loop is entered only by falling into it from the block before it; control leaves it by falling through into a
-// block that has instructions. Argument `factor` (2..16, default 4); argument `loop` names one loop by its header
-// label (default: every such loop of the kernels the pass edits).
+// Which loops: the counted single-block loops of passes/loop_shape.hpp. Argument `factor` (2..16, default 4);
+// argument `loop` names one loop by its header label (default: every such loop of the kernels the pass edits).
 //
 // The new code, inserted before the loop (Rewriter::insert_code), so that the loop's entry falls into it:
 //
@@ -19,10 +15,9 @@
 //     L:  the loop as it was (it runs the last iterations that do not make a group of k)
 //     X:  the loop's exit
 //
-// At U iteration 0 of a group is known to run (the loop's entry, or copy k's compare said go on). Iteration m of the
-// group runs exactly when the loop's compares at the ends of iterations 0..m-1 say go on; those compares read
-// iv + (j + a)*step, wrapped to 32 bits as the loop's own update wraps, so testing them all before the group with the
-// loop's own compare instruction decides what K0 decides, and a group that would not complete runs in L, K0's code.
+// At U iteration 0 of a group is known to run (the loop's entry, or copy k's compare said go on); the trip tests
+// (loop_shape::trip_tests) decide with the loop's own compare what K0 decides for iterations 1..k-1, and a group that
+// would not complete runs in L, K0's code.
 // Each copy runs the same instructions on the same values as the iteration it stands for; a copy's locals (registers
 // whose first access in the body is a whole write) live in fresh registers in copies 1..k-1, and copy k, the only one
 // control leaves from, uses K0's names, so what the loop leaves behind is what K0 leaves.
@@ -46,6 +41,7 @@
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/analysis/loops.hpp"
 #include "asmevo/passes/findings.hpp"
+#include "asmevo/passes/loop_shape.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/rewriter.hpp"
 
@@ -111,26 +107,10 @@ struct Unroll {
     auto factor = c.uint_arg("factor", 4);
     if (!factor) return unexpected(std::move(factor).error());
     if (*factor < 2 || *factor > 16) return fail(DiagCode::usage, "argument 'factor' must be 2..16, got " + std::to_string(*factor));
-    const auto want = c.args.find("loop");
     // Loops are found once; each unrolled one adds blocks, so the others are found again by their header label.
-    std::vector<std::string> headers;
-    {
-      const Program& p = r.program();
-      const analysis::Cfg g = analysis::build_cfg(p);
-      auto entries = kernel_entries(p, g, c);
-      if (!entries) return unexpected(std::move(entries).error());
-      for (const auto e : *entries) {
-        const auto li = analysis::find_loops(p, g, e);
-        for (const auto& l : li.loops)
-          if (l.blocks.size() == 1 && !g.blocks[l.header].labels.empty())
-            headers.push_back(g.blocks[l.header].labels.front());
-      }
-    }
-    if (want != c.args.end() && std::find(headers.begin(), headers.end(), want->second) == headers.end())
-      return fail(DiagCode::usage, "argument 'loop': no single-block loop has header label '" + want->second + "'",
-                  {}, {}, "the header label is the label the loop's back edge branches to");
-    for (const auto& h : headers) {
-      if (want != c.args.end() && h != want->second) continue;
+    auto headers = loop_shape::selected_headers(r.program(), c);
+    if (!headers) return unexpected(std::move(headers).error());
+    for (const auto& h : *headers) {
       std::string why;
       if (auto ok = unroll_one(r, c, h, static_cast<unsigned>(*factor), why); !ok) return unexpected(std::move(ok).error());
       else if (*ok) st.notes.push_back("unrolled the loop at " + h + " by " + std::to_string(*factor));
@@ -143,88 +123,18 @@ struct Unroll {
   /// Unrolls the loop whose header is labelled `h`; false (and `why`) when it is not one this pass handles.
   static Expected<bool> unroll_one(Rewriter& r, const PassContext& c, const std::string& h, unsigned k, std::string& why) {
     namespace ad = unroll_detail::ad;
-    using loops_op = analysis::loops_detail::Op;
     const Program& p = r.program();
-    const Target t = p.target;
     const analysis::Cfg g = analysis::build_cfg(p);
     auto entries = kernel_entries(p, g, c);
     if (!entries) return unexpected(std::move(entries).error());
-    const auto hb = g.block_named(h);
-    if (!hb) return why = "its label is gone", false;
-    const analysis::Loop* loop = nullptr;
-    analysis::LoopInfo li;
-    for (const auto e : *entries) {
-      li = analysis::find_loops(p, g, e);
-      for (const auto& l : li.loops)
-        if (l.header == *hb) loop = &l;
-      if (loop) break;
-    }
-    if (!loop) return why = "not a loop of an edited kernel", false;
-    const auto live = editable_blocks(p, g, *entries, c);
-    if (!live[*hb]) return why = "its block is not editable (not exercised by the launch, or not reachable)", false;
-    if (loop->blocks.size() != 1) return why = "it has more than one block", false;
-    if (!loop->trip) return why = "no trip count: " + loop->no_trip, false;
-    const analysis::TripCount& trip = *loop->trip;
-    const analysis::Induction& iv = loop->ivs[trip.iv];
-    if (iv.vector || iv.unit >= 102) return why = "its induction variable is not an SGPR (s0..s101)", false;
-    if (!iv.step.is_const) return why = "its step is a register, not a constant", false;
-    const auto& blk = g.blocks[*hb];
-    const std::size_t n = blk.insts.size();
-    if (n < 3) return why = "its body is empty", false;
-    const Inst& br = p.items[blk.insts[n - 1]].inst;
-    if (br.id != trip.branch || !blk.target || *blk.target != h || !blk.falls_through)
-      return why = "its last instruction is not the conditional back edge that tests the trip count", false;
-    const auto bop = analysis::loops_detail::op_of(br).op;
-    if (bop != loops_op::cbranch_scc0 && bop != loops_op::cbranch_scc1) return why = "not an SCC branch", false;
-    // The compare, and nothing touching SCC between it and the branch.
-    std::size_t cmp_k = n;
-    for (std::size_t q = 0; q + 1 < n; ++q)
-      if (p.items[blk.insts[q]].inst.id == trip.compare) cmp_k = q;
-    if (cmp_k == n) return why = "the compare is not in the loop's block", false;
-    auto touches_scc = [&](const Inst& in, bool& reads, bool& writes) {
-      std::vector<unsigned> rd, wr;
-      ad::unit_rw(in, rd, wr);
-      reads = std::find(rd.begin(), rd.end(), ad::unit_scc) != rd.end();
-      writes = std::find(wr.begin(), wr.end(), ad::unit_scc) != wr.end();
-    };
-    for (std::size_t q = cmp_k + 1; q + 1 < n; ++q) {
-      bool rd = false, wr = false;
-      touches_scc(p.items[blk.insts[q]].inst, rd, wr);
-      if (rd || wr) return why = "an instruction between the compare and the branch touches SCC", false;
-    }
-    for (std::size_t q = 0; q + 1 < n; ++q) {
-      if (q == cmp_k) continue;
-      bool rd = false, wr = false;
-      touches_scc(p.items[blk.insts[q]].inst, rd, wr);
-      if (rd) return why = "the body reads SCC before writing it", false;
-      if (wr) break;
-    }
-    // Entered only by falling in from the block before it.
-    for (const auto pb : g.pred[*hb]) {
-      if (pb == *hb) continue;
-      if (pb + 1 != *hb || !g.blocks[pb].falls_through || (g.blocks[pb].target && *g.blocks[pb].target == h))
-        return why = "it is entered by a branch, not by falling into it", false;
-    }
-    if (*hb + 1 >= g.blocks.size() || g.blocks[*hb + 1].insts.empty())
-      return why = "the code after it has no instruction to branch to", false;
-
-    // M0-relative register access (s_movrel*, v_movrel*, GPR indexing) reaches registers the program never names:
-    // no register is known to be free then.
-    for (const auto& it : p.items)
-      if (it.kind == Item::Kind::inst) {
-        const auto& f = unroll_detail::form(it.inst);
-        if ((f.has(isa::prop::salu) || f.has(isa::prop::valu)) && (f.implicit_uses & isa::reg::m0))
-          return why = "the kernel indexes registers through M0: no register is known to be free", false;
-      }
-    // Whether the compare reads the IV after this iteration's update (the update comes first in the block). The
-    // update writes SCC and nothing between the compare and the branch may, so in practice it always does.
-    bool after_update = false;
-    for (std::size_t q = 0; q < cmp_k; ++q)
-      if (p.items[blk.insts[q]].inst.id == iv.update) after_update = true;
-    // The body (without compare and branch), its locals and what may be renamed.
-    std::vector<std::size_t> body;
-    for (std::size_t q = 0; q + 1 < n; ++q)
-      if (q != cmp_k) body.push_back(blk.insts[q]);
+    auto found = loop_shape::find(p, g, c, h, why);
+    if (!found) return unexpected(std::move(found).error());
+    if (!*found) return false;
+    const loop_shape::CountedLoop& l = **found;
+    const std::size_t n = g.blocks[l.block].insts.size();
+    const auto& blk = g.blocks[l.block];
+    const std::size_t cmp_k = l.cmp_k;
+    const std::vector<std::size_t>& body = l.body;
     bool vgpr_rename = true;
     std::set<unsigned> seen, local, sgpr_readers;
     for (const auto i : body) {
@@ -261,7 +171,7 @@ struct Unroll {
       bool ok = true;
       for (const unsigned x : ad::units_of(reg))
         ok = ok && local.contains(x) && !mixed.contains(x) && !sgpr_readers.contains(x) &&
-             x != iv.unit && (reg.file == RegFile::sgpr || vgpr_rename);
+             x != l.iv_unit && (reg.file == RegFile::sgpr || vgpr_rename);
       if (ok) renamed.push_back(reg);
     }
 
@@ -277,55 +187,15 @@ struct Unroll {
       }
 
     // Build the region.
-    const std::string hdr = h;
-    const std::string u_label = r.fresh_label(".Lasmevo_unroll_" + std::to_string(k) + "_" + [&] {
-      std::string s;
-      for (const char ch : h) s += (std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
-      return s;
-    }());
-    const InstId loop_first = p.items[blk.insts.front()].inst.id;
-    const auto& exit_blk = g.blocks[*hb + 1];
+    const std::string u_label = r.fresh_label(loop_shape::stem(".Lasmevo_unroll_" + std::to_string(k) + "_", h));
+    const auto& exit_blk = g.blocks[l.exit_block];
     const InstId exit_first = p.items[exit_blk.insts.front()].inst.id;
     const std::string x_label = exit_blk.labels.empty() ? r.fresh_label(u_label + "_exit") : exit_blk.labels.front();
-    const Inst cmp = p.items[blk.insts[cmp_k]].inst;
-    auto parse = [&](const std::string& text) -> Expected<Inst> { return parse_inst(text, t); };
-    std::vector<Item> code;
-    auto push_label = [&](const std::string& l) {
-      Item it;
-      it.kind = Item::Kind::label;
-      it.name = l;
-      code.push_back(std::move(it));
-    };
-    auto push = [&](Inst in) {
-      Item it;
-      it.kind = Item::Kind::inst;
-      in.comment.clear();
-      it.inst = std::move(in);
-      code.push_back(std::move(it));
-    };
-    push_label(u_label);
-    const bool go_on_scc1 = (bop == loops_op::cbranch_scc1);  // K0 branches back when SCC is 1
-    const std::string exit_branch = go_on_scc1 ? "s_cbranch_scc0 " : "s_cbranch_scc1 ";
-    const std::string back_branch = go_on_scc1 ? "s_cbranch_scc1 " : "s_cbranch_scc0 ";
-    const std::uint32_t step = iv.step.value;
-    const std::string iv_name = ad::unit_name(iv.unit), tmp_name = "s" + std::to_string(tmp->index);
-    for (unsigned m = 1; m < k; ++m) {
-      const std::uint32_t add = static_cast<std::uint32_t>(m - 1 + (after_update ? 1 : 0)) * step;
-      Inst test = cmp;
-      if (add != 0) {
-        auto a = parse("s_add_u32 " + tmp_name + ", " + iv_name + ", " + std::to_string(static_cast<std::int64_t>(static_cast<std::int32_t>(add))));
-        if (!a) return unexpected(std::move(a).error());
-        push(*a);
-        unsigned replaced = 0;
-        for (auto& o : test.ops)
-          if (o.is_reg() && ad::units_of(o.reg) == std::vector<unsigned>{iv.unit}) o.reg = *tmp, ++replaced;
-        if (replaced != 1) return why = "the compare does not read the induction variable as one operand", false;
-      }
-      push(test);
-      auto b = parse(exit_branch + hdr);
-      if (!b) return unexpected(std::move(b).error());
-      push(*b);
-    }
+    loop_shape::Region rg{p.target, {}};
+    rg.label(u_label);
+    auto tests = loop_shape::trip_tests(rg, l, k, *tmp, h, why);
+    if (!tests) return unexpected(std::move(tests).error());
+    if (!*tests) return false;
     for (unsigned m = 0; m < k; ++m) {
       // Copies 1..k-1 drop the compare; copy k keeps it where it was (it may read the IV before its update).
       for (std::size_t q = 0; q + 1 < n; ++q) {
@@ -336,15 +206,11 @@ struct Unroll {
             if (o.is_reg())
               if (const auto it = names[m].find({o.reg.index, o.reg.file}); it != names[m].end() && it->second.dwords == o.reg.dwords)
                 o.reg = it->second;
-        push(std::move(in));
+        rg.inst(std::move(in));
       }
       if (m + 1 == k) {
-        auto b = parse(back_branch + u_label);
-        if (!b) return unexpected(std::move(b).error());
-        push(*b);
-        auto x = parse("s_branch " + x_label);
-        if (!x) return unexpected(std::move(x).error());
-        push(*x);
+        if (auto e = rg.text(loop_shape::branch_on(l, false) + u_label); !e) return unexpected(std::move(e).error());
+        if (auto e = rg.text("s_branch " + x_label); !e) return unexpected(std::move(e).error());
       }
     }
     const std::size_t mark = r.log().size();
@@ -357,7 +223,7 @@ struct Unroll {
       if (auto e = r.insert_code(exit_first, {lab}, std::string(name)); !e)
         return why = "the Rewriter refused a label at the loop's exit: " + e.error().message, false;
     }
-    if (auto e = r.insert_code(loop_first, std::move(code), std::string(name)); !e) {
+    if (auto e = r.insert_code(l.loop_first, std::move(rg.items), std::string(name)); !e) {
       r.undo(r.log().size() - mark);
       return why = "the Rewriter refused the unrolled code: " + e.error().message, false;
     }
