@@ -50,8 +50,9 @@ echo "== report: $build/vec_add.optimize.html"
 
 # The last step shows what asmevo is for: a row reduction of the project's own (examples/kernels/row_sum.hip, built
 # by clang-22 -O3) keeps one load in flight per wave in its counted loop; the built-in proposer reads the cost
-# model's hot windows, sees the wait inside the loop, unrolls it and batches the copies' loads, and the gate verifies
-# K1 on the launch file's eight shapes (trip counts 64..71: every remainder of an unroll by up to 8) before it is kept.
+# model's hot windows, sees the wait inside the loop and software-pipelines it (eight iterations' loads in flight),
+# and the gate verifies K1 on the launch file's fifteen shapes (trip counts 64..71: every remainder of a depth up to
+# 8; and 1..7, the rows too short for the pipeline, which run K0's loop) before it is kept.
 rco="$build/examples/kernels/row_sum.gfx942.co"
 rlaunch="$here/examples/launch/row_sum.json"
 # Unlike vec_add's step, this one is meant to find a gain: if nothing verified is faster, optimize exits 1 and the

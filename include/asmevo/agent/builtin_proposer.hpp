@@ -3,10 +3,11 @@
 //
 //  - "diagnose": one of the transformations agent/diagnosis.hpp suggests -- first `specialize` where the launch
 //                file fixes kernargs the code computes with (diagnose_launch), then for the focused window: a wait
-//                inside a counted loop: `unroll` by 2, 4 or 8 with `batch-loads` and waitcnt-min; a wait elsewhere:
-//                `batch-loads`; a dependency or resource stall: the schedule. When no finding has a suggestion (a
-//                barrier stall: nothing built-in rewrites cross-wave reductions yet) this lineage has not already
-//                tried on its current program, it falls through to the next strategy.
+//                inside a counted loop: `software-pipeline` to depth 8 or 4, or `unroll` by 4, 8 or 2 with
+//                `batch-loads` and waitcnt-min; a wait elsewhere: `batch-loads`; a dependency or resource stall: the
+//                schedule. Of a finding's suggestions it takes the first (the most promising) this lineage has not
+//                tried on its current program; when no finding has one left (a barrier stall: nothing built-in
+//                rewrites cross-wave reductions yet), it falls through to the next strategy.
 //  - "schedule": the schedule pass over the window (a random region size), then waitcnt-min and nop-min.
 //  - "hoist":    move one memory load of the window's blocks earlier, past the independent instructions above it and past the
 //                s_waitcnts in between (a vmcnt(N) wait becomes vmcnt(N+1), so it still retires exactly what it
@@ -206,7 +207,7 @@ class BuiltinProposer {
     return Json::array({bd::pass_edit("schedule", std::move(args)), bd::pass_edit("waitcnt-min"), bd::pass_edit("nop-min")});
   }
 
-  /// "diagnose" (see the file comment): one suggestion for the focused window, drawn uniformly.
+  /// "diagnose" (see the file comment): the most promising untried suggestion for the focused window.
   template <class Rng>
   [[nodiscard]] static std::optional<Json> diagnose(const ProposalRequest& r, Rng& rng, std::string& summary) {
     std::vector<Diagnosis> ds;
@@ -234,7 +235,8 @@ class BuiltinProposer {
     }
     if (!found) return std::nullopt;
     const Diagnosis& d = *found;
-    const Json& edits = *fresh[std::uniform_int_distribution<std::size_t>(0, fresh.size() - 1)(rng)];
+    (void)rng;  // deterministic by design: the diagnosis orders its suggestions
+    const Json& edits = *fresh.front();
     for (const auto& e : edits) {
       summary += (summary.empty() ? "" : ", ") + e["name"].get<std::string>();
       if (e.contains("args"))

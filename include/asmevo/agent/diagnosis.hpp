@@ -6,8 +6,9 @@
 // and where it sits:
 //  - waitcnt stalls inside a counted single-block loop (analysis/loops.hpp: a trip count is known, the induction
 //    variable an SGPR with a constant step, as `unroll` needs): the next
-//    iterations' loads could be in flight while this one waits. Suggested: `unroll` by 2, 4 and 8 with `batch-loads`
-//    and waitcnt-min.
+//    iterations' loads could be in flight while this one waits. Suggested, most promising first: `software-pipeline`
+//    to depth 8 and 4 (verified only where the launch also runs loops shorter than the depth: its trip tests must be
+//    taken both ways), then `unroll` by 4, 8 and 2 with `batch-loads` and waitcnt-min.
 //  - waitcnt stalls elsewhere: loads issued too late in their block. Suggested: `batch-loads`, then the schedule.
 //  - barrier stalls: waves wait for each other, usually a cross-wave reduction through LDS. Nothing is suggested yet:
 //    no built-in pass rewrites such a reduction.
@@ -16,7 +17,8 @@
 // And, apart from the windows, when the launch file is known (diagnose_launch): code that depends on kernargs every
 // shape fixes -- a branch, an address computation, a load of a size -- which `specialize` folds in a guarded copy.
 // Suggested: `specialize`, then waitcnt-min (the copy's waits for loads it no longer makes).
-// A suggestion is an edit-script "pass" entry list, as a proposer sends it.
+// A suggestion is an edit-script "pass" entry list, as a proposer sends it; a finding lists its suggestions most
+// promising first.
 #pragma once
 
 #include <algorithm>
@@ -112,8 +114,14 @@ namespace diagnosis_detail {
         const auto& v = loop->ivs[loop->trip->iv];
         d.text = where + ": " + std::to_string(wait) + " wave-cycles waiting on memory in the counted loop at " + d.loop +
                  " (trip count " + loop->trip->symbolic(v) + "): the next iterations' loads could be in flight; try "
-                 "unroll with loop=" + d.loop + " and factor 2, 4 or 8, then batch-loads";
-        for (const unsigned f : {4u, 2u, 8u})
+                 "software-pipeline with loop=" + d.loop + " and depth 8 or 4 (the launch must then run loops "
+                 "shorter than the depth), or unroll with loop=" + d.loop + " and factor 4, 8 or 2, then batch-loads";
+        // Most promising first: a pipeline keeps its loads in flight across the back edge, where unrolled groups
+        // drain between groups; deeper hides more latency (the gate decides what the registers cost).
+        for (const unsigned depth : {8u, 4u})
+          d.suggestions.push_back(nlohmann::json::array(
+              {dd::pass_entry("software-pipeline", {{"depth", depth}, {"loop", d.loop}}), dd::pass_entry("waitcnt-min")}));
+        for (const unsigned f : {4u, 8u, 2u})
           d.suggestions.push_back(nlohmann::json::array(
               {dd::pass_entry("unroll", {{"factor", f}, {"loop", d.loop}}), dd::pass_entry("batch-loads"),
                dd::pass_entry("waitcnt-min")}));
