@@ -18,6 +18,7 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/int_semantics.hpp"
+#include "asmevo/analysis/loops.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/diag.hpp"
@@ -329,36 +330,15 @@ class KnownBits {
   return b.one;
 }
 
-namespace detail {
-/// Per form: 1 s_cbranch_scc0, 2 s_cbranch_scc1, 3 s_cbranch_vccz, 4 s_cbranch_vccnz, else 0. Which value such a
-/// branch jumps on is in no table property; the four mnemonics are looked up once, here.
-[[nodiscard]] inline std::uint8_t flag_branch(const Inst& in) {
-  static const auto build = [](Target t) {
-    std::vector<std::uint8_t> v(isa::forms(t).size(), 0);
-    const auto base = isa::forms(t).data();
-    std::uint8_t k = 0;
-    for (const char* m : {"s_cbranch_scc0", "s_cbranch_scc1"}) {
-      ++k;
-      for (const auto& f : isa::find_mnemonic(t, m)) v[static_cast<std::size_t>(&f - base)] = k;
-    }
-    return v;
-  };
-  static const std::array<std::vector<std::uint8_t>, 3> tables{build(Target::gfx90a), build(Target::gfx942),
-                                                               build(Target::gfx950)};
-  const auto& tb = tables[static_cast<std::size_t>(in.target)];
-  return in.form < tb.size() ? tb[in.form] : 0;
-}
-}  // namespace detail
-
 /// Whether the conditional branch `in` is taken in state `s`, when the known bits decide it: s_cbranch_scc0/scc1 on
 /// a known SCC. nullopt for any other instruction (s_cbranch_vccz/vccnz included) or an open outcome.
 [[nodiscard]] inline std::optional<bool> decided_branch(const detail::KbState& s, const Inst& in) {
   if (!s.reached) return std::nullopt;
-  const auto fb = detail::flag_branch(in);
-  if (fb == 1 || fb == 2) {
+  const auto op = loops_detail::op_of(in).op;
+  if (op == loops_detail::Op::cbranch_scc0 || op == loops_detail::Op::cbranch_scc1) {
     const detail::KB& b = s.units[static_cast<std::size_t>(detail::kb_index(detail::unit_scc))];
     if (!((b.zero | b.one) & 1u)) return std::nullopt;
-    return ((b.one & 1u) != 0) == (fb == 2);
+    return ((b.one & 1u) != 0) == (op == loops_detail::Op::cbranch_scc1);
   }
   // s_cbranch_vccz/vccnz read the VCCZ bit, not VCC: on GFX9 a write of VCC_LO or VCC_HI alone does not update it
   // (LLVM GCNSubtarget::partialVCCWritesUpdateVCCZ, true from GFX10 on), so a VCC known in full does not decide them.

@@ -102,6 +102,7 @@ enum class Op : std::uint8_t {
   addk,         ///< d = d + simm16 (s_addk_i32)
   mov,          ///< d = a (s_mov_b32, v_mov_b32, s_movk_i32)
   cmp,          ///< scc = a <op> b (s_cmp_*_i32/u32, s_cmpk_*: register first)
+  cmp64,        ///< scc = a <op> b on 64-bit operands (s_cmp_eq_u64, s_cmp_lg_u64)
   cbranch_scc0,
   cbranch_scc1,
 };
@@ -113,6 +114,7 @@ struct OpFacts {
   Op op = Op::other;
   Cond cond = Cond::eq;
   bool is_signed = false;
+  bool simm16 = false;  ///< s_cmpk_*: the constant is a 16-bit immediate (sign-extended for _i32, zero- for _u32)
 };
 
 /// Per form of target `t`: its OpFacts, built once from the form tables.
@@ -136,8 +138,10 @@ struct OpFacts {
       for (const bool sgn : {false, true}) {
         const std::string ty = sgn ? "_i32" : "_u32";
         set("s_cmp_" + std::string(c) + ty, {Op::cmp, cond, sgn});
-        set("s_cmpk_" + std::string(c) + ty, {Op::cmp, cond, sgn});
+        set("s_cmpk_" + std::string(c) + ty, {Op::cmp, cond, sgn, true});
       }
+    set("s_cmp_eq_u64", {Op::cmp64, Cond::eq});
+    set("s_cmp_lg_u64", {Op::cmp64, Cond::ne});
     return v;
   };
   static const std::array<std::vector<OpFacts>, 3> tables{build(Target::gfx90a), build(Target::gfx942),

@@ -39,6 +39,7 @@
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/analysis/known_bits.hpp"
 #include "asmevo/analysis/liveness.hpp"
+#include "asmevo/analysis/loops.hpp"
 #include "asmevo/codeobject/compare.hpp"
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
@@ -142,39 +143,33 @@ inline std::string vtext(const Inst& in) {
 
 inline std::string vid(const Inst& in) { return "i" + std::to_string(in.id.value); }
 
-/// The guard compares: equality or inequality of an SGPR with a constant, setting SCC. The ISA tables carry no
-/// property for "compares for equality" (prop:: has salu and the SOPC/SOPK format, not the relation), so the
-/// relation is read from the mnemonic, the ISA guide's spelling (MI300 ISA, SOPC and SOPK opcodes): this short
-/// list is the only place that does it. `eq`: SCC = (a == b); otherwise SCC = (a != b). `simm16`: the SOPK form,
-/// whose 16-bit constant is sign-extended for _i32 and zero-extended for _u32.
+/// The guard compares: equality or inequality of an SGPR with a constant, setting SCC, as the per-form opcode classes
+/// of analysis/loops.hpp (loops_detail::op_of) name them. `eq`: SCC = (a == b); otherwise SCC = (a != b). `simm16`:
+/// the SOPK form, whose 16-bit constant is sign-extended for _i32 and zero-extended for _u32.
 struct CompareKind {
   bool eq = true, simm16 = false, sign = false;
   bool ge = false;      ///< s_cmp_ge_u32: SCC = (a >= b), unsigned; `eq` is then false (SCC = 1 is the mismatch)
   bool exec64 = false;  ///< s_cmp_{eq,lg}_u64 on EXEC and a constant
 };
 inline std::optional<CompareKind> compare_kind(const Inst& in) {
-  const auto& f = vform(in);
-  if (f.format != isa::Format::SOPC && f.format != isa::Format::SOPK) return std::nullopt;
-  static constexpr std::pair<std::string_view, CompareKind> table[] = {
-      {"s_cmp_eq_u32", {true, false, false}},   {"s_cmp_lg_u32", {false, false, false}},
-      {"s_cmp_eq_i32", {true, false, true}},    {"s_cmp_lg_i32", {false, false, true}},
-      {"s_cmpk_eq_u32", {true, true, false}},   {"s_cmpk_lg_u32", {false, true, false}},
-      {"s_cmpk_eq_i32", {true, true, true}},    {"s_cmpk_lg_i32", {false, true, true}},
-      {"s_cmp_ge_u32", {false, false, false, true, false}},
-      {"s_cmp_eq_u64", {true, false, false, false, true}}, {"s_cmp_lg_u64", {false, false, false, false, true}},
-  };
-  for (const auto& [m, k] : table)
-    if (f.mnemonic == m) return k;
+  using analysis::loops_detail::Cond;
+  using analysis::loops_detail::Op;
+  const auto o = analysis::loops_detail::op_of(in);
+  const bool eq_or_ne = o.cond == Cond::eq || o.cond == Cond::ne;
+  if (o.op == Op::cmp64 && eq_or_ne) return CompareKind{o.cond == Cond::eq, false, false, false, true};
+  if (o.op != Op::cmp) return std::nullopt;
+  if (eq_or_ne) return CompareKind{o.cond == Cond::eq, o.simm16, o.is_signed};
+  if (o.cond == Cond::ge && !o.is_signed && !o.simm16) return CompareKind{false, false, false, true, false};
   return std::nullopt;
 }
 
-/// s_cbranch_scc0 / s_cbranch_scc1: a conditional direct branch reading SCC; which value it jumps on is again only
-/// in the mnemonic (no table property), read here and nowhere else. nullopt: not such a branch.
+/// s_cbranch_scc0 / s_cbranch_scc1: a conditional direct branch reading SCC, and the value it jumps on (nullopt: not
+/// such a branch).
 inline std::optional<bool> scc_branch_on(const Inst& in) {
-  const auto& f = vform(in);
-  if (!f.has(isa::prop::cond_branch) || !(f.implicit_uses & isa::reg::scc)) return std::nullopt;
-  if (f.mnemonic == "s_cbranch_scc1") return true;
-  if (f.mnemonic == "s_cbranch_scc0") return false;
+  using analysis::loops_detail::Op;
+  const auto op = analysis::loops_detail::op_of(in).op;
+  if (op == Op::cbranch_scc1) return true;
+  if (op == Op::cbranch_scc0) return false;
   return std::nullopt;
 }
 
