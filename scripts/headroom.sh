@@ -76,6 +76,13 @@ if hs:
     for r in rows: kinds[r[4]] = kinds.get(r[4], 0) + 1
     print(f"\n{len(rows)} kernels; headroom median {med:.2f}, min {hs[0]:.2f}, max {hs[-1]:.2f}; bound by " +
           ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) + f"; {bad} with bound > modeled")
+# The geomean headroom of a set is the most a search can reach there while K1 keeps K0's own speed of light (its
+# compulsory bytes, its busiest unit, its longest dependent chain): the ceiling for a geomean speedup goal.
+import math
+for s in sorted({r[0] for r in rows}):
+    h = [r[5] for r in rows if r[0] == s]
+    print(f"{s}: geomean headroom {math.exp(sum(map(math.log, h)) / len(h)):.3f} over {len(h)} kernels, "
+          f"{sum(x > 1.5 for x in h)} above 1.5")
 for f in skipped: print("skipped:", f)
 for f in failed: print("failed:", f)
 sys.exit(1 if failed or bad else 0)
