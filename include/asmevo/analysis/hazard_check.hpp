@@ -18,6 +18,7 @@
 #include "asmevo/analysis/hazard_rules.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::analysis {
 
@@ -410,8 +411,10 @@ inline void check_soft_clauses(const Program& p, const Cfg& g, std::span<const s
 /// smallest count found: Severity::warning for a row AMD's own kernels break (HazardRule::contested; the message
 /// says so), Severity::error otherwise. The same search as the emulator's run-time check (emu::detail::hazard_walk)
 /// applied to all paths at once.
-[[nodiscard]] inline Findings check_hazards(const Program& p, const Cfg& g, std::uint32_t entry_block, Target t,
-                                           bool xnack = true) {
+[[nodiscard]] ASMEVO_OUTLINE Findings check_hazards(const Program& p, const Cfg& g, std::uint32_t entry_block, Target t,
+                                           bool xnack = true)
+#if ASMEVO_BODY_ANALYSIS
+{
   namespace hd = hazard_detail;
   Findings out;
   if (entry_block >= g.blocks.size()) return out;
@@ -591,6 +594,9 @@ inline void check_soft_clauses(const Program& p, const Cfg& g, std::span<const s
   if (xnack) hazard_detail::check_soft_clauses(p, g, order, reachable, tb.facts, out);
   return out;
 }
+#else
+;
+#endif
 
 /// Whether `p`'s `.amdgcn_target` id has XNACK on or "any" (xnack_enabled); true when it declares none.
 [[nodiscard]] inline bool program_xnack(const Program& p) {

@@ -71,6 +71,7 @@
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/reg.hpp"
 #include "asmevo/ir/waitcnt.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::analysis {
 
@@ -515,7 +516,9 @@ inline bool WaitcntAnalysis::wait_is_redundant(std::size_t item) const {
 /// Every read or overwrite of a register whose pending write is not covered, on every path from the entry, by an
 /// s_waitcnt with a small enough count: one Finding{rule "waitcnt", at = the reader, other = the load} per reader
 /// and load, whose message names both (id and mnemonic), the register, and the wait that would cover it.
-[[nodiscard]] inline Findings check_waitcnt(const WaitcntAnalysis& a) {
+[[nodiscard]] ASMEVO_OUTLINE Findings check_waitcnt(const WaitcntAnalysis& a)
+#if ASMEVO_BODY_ANALYSIS
+{
   using namespace waitcnt_detail;
   Findings out;
   if (a.program == nullptr || a.cfg == nullptr) return out;
@@ -594,6 +597,9 @@ inline bool WaitcntAnalysis::wait_is_redundant(std::size_t item) const {
   }
   return out;
 }
+#else
+;
+#endif
 
 /// check_waitcnt of the kernel entered at block `entry_block` (see the file comment for the model).
 [[nodiscard]] inline Findings check_waitcnt(const Program& p, const Cfg& g, std::uint32_t entry_block, Target t) {

@@ -17,6 +17,7 @@
 #include "asmevo/codeobject/compare.hpp"
 #include "asmevo/codeobject/elf.hpp"
 #include "asmevo/codeobject/metadata.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::codeobject {
 
@@ -57,7 +58,9 @@ inline constexpr AbiBits abi_descriptor_bits[] = {
 
 /// Every way `k1` changes the ABI of `k0` (empty = the host sees the same kernels). Each Diag is
 /// DiagCode::abi_error and names the kernel and the field, with both values.
-[[nodiscard]] inline Diags check_abi(const ElfFile& k0, const ElfFile& k1) {
+[[nodiscard]] ASMEVO_OUTLINE Diags check_abi(const ElfFile& k0, const ElfFile& k1)
+#if ASMEVO_BODY_CODEOBJECT
+{
   Diags out;
   const auto add = [&](std::string msg) { out.push_back(make_diag(DiagCode::abi_error, std::move(msg), k1.loc())); };
   // The loader checks the target id and code object version before anything else.
@@ -129,5 +132,8 @@ inline constexpr AbiBits abi_descriptor_bits[] = {
     }
   return out;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::codeobject

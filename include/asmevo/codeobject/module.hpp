@@ -26,6 +26,7 @@
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/mc/encode.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::codeobject {
 
@@ -168,7 +169,9 @@ inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> byt
 /// Recovers an AMDGPU code object into a Module (see the file comment). Fails with DiagCode::object_error on
 /// a malformed object or one whose metadata and descriptors disagree (every disagreement is listed), and with
 /// DiagCode::unsupported on a processor asmevo's IR does not cover.
-[[nodiscard]] inline Expected<Module> recover(const ElfFile& elf, mc::Encoder& enc) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<Module> recover(const ElfFile& elf, mc::Encoder& enc)
+#if ASMEVO_BODY_CODEOBJECT
+{
   using namespace detail;
   Module m;
   m.file = elf.file_name();
@@ -508,6 +511,9 @@ inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> byt
   items.push_back(std::move(meta));
   return m;
 }
+#else
+;
+#endif
 
 /// The module as assembly text (what `asmevo disasm` writes).
 [[nodiscard]] inline std::string print_module(const Module& m) { return print_program(m.program); }

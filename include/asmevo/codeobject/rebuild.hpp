@@ -30,6 +30,7 @@
 #include "asmevo/codeobject/resources_update.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/mc/encode.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::codeobject {
 
@@ -214,7 +215,9 @@ struct PatchAttempt {
 }  // namespace detail
 
 /// Rebuilds a code object from `p` (see the file comment). `enc` must be for the program's target.
-[[nodiscard]] inline Expected<RebuildResult> rebuild(Program p, mc::Encoder& enc, const RebuildOptions& opt = {}) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<RebuildResult> rebuild(Program p, mc::Encoder& enc, const RebuildOptions& opt = {})
+#if ASMEVO_BODY_CODEOBJECT
+{
   RebuildResult res;
   auto tgt = program_target(p);
   if (!tgt) return unexpected(std::move(tgt).error());
@@ -288,5 +291,8 @@ struct PatchAttempt {
   res.bytes = std::move(*co);
   return res;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::codeobject

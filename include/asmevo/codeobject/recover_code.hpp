@@ -22,6 +22,7 @@
 #include "asmevo/ir/program.hpp"
 #include "asmevo/mc/encode.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::codeobject {
 
@@ -281,7 +282,9 @@ inline void decode_span(mc::Encoder& enc, std::span<const std::uint8_t> text, st
 ///                     S + (.Llo - .Lpc) - (.Llo + 4) = S - PC.
 /// Every label sits before the instruction it describes, so inserting code anywhere (also right after the
 /// s_getpc_b64) keeps the computed address.
-[[nodiscard]] inline Expected<RecoveredCode> recover_code(const CodeInput& in, mc::Encoder& enc) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<RecoveredCode> recover_code(const CodeInput& in, mc::Encoder& enc)
+#if ASMEVO_BODY_CODEOBJECT
+{
   using detail::Slot;
   using ::asmevo::detail::hex;
   if (enc.target() != in.target)
@@ -747,5 +750,8 @@ inline void decode_span(mc::Encoder& enc, std::span<const std::uint8_t> text, st
   }
   return out;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::codeobject

@@ -21,6 +21,7 @@
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/mc/llvm_mc.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::codeobject {
 
@@ -103,8 +104,10 @@ namespace detail {
 /// whose declared allocation already holds what its code uses is left exactly as written (descriptor and
 /// metadata); otherwise its counts are raised by analysis::recount. A kernel's code includes the functions it
 /// calls (detail::kernel_usage says how they are found).
-[[nodiscard]] inline Expected<std::vector<std::string>> recount_kernels(Program& p, const ProgramTarget& tgt, bool xnack,
-                                                                        mc::Context& ctx, RecountPolicy policy) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<std::vector<std::string>> recount_kernels(Program& p, const ProgramTarget& tgt, bool xnack,
+                                                                        mc::Context& ctx, RecountPolicy policy)
+#if ASMEVO_BODY_CODEOBJECT
+{
   std::vector<std::string> changes;
   std::size_t meta_at = p.items.size();
   for (std::size_t i = 0; i < p.items.size(); ++i)
@@ -199,5 +202,8 @@ namespace detail {
   }
   return changes;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::codeobject

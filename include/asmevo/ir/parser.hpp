@@ -19,6 +19,7 @@
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/waitcnt.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo {
 
@@ -964,10 +965,15 @@ struct ParseResult {
 }
 
 /// Parses a whole assembly file; the error is the first problem (use parse_program_all to see them all).
-[[nodiscard]] inline Expected<Program> parse_program(std::string_view text, Target t, std::string file = "<input>") {
+[[nodiscard]] ASMEVO_OUTLINE Expected<Program> parse_program(std::string_view text, Target t, std::string file = "<input>")
+#if ASMEVO_BODY_IR
+{
   auto r = parse_program_all(text, t, std::move(file));
   if (!r.diags.empty()) return unexpected(std::move(r.diags.front()));
   return std::move(r.program);
 }
+#else
+;
+#endif
 
 }  // namespace asmevo

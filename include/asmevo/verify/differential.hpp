@@ -66,6 +66,7 @@
 #include "asmevo/codeobject/abi.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/emu/fp.hpp"
 #include "asmevo/verify/emu/semantics.hpp"
 #include "asmevo/verify/emu/watch.hpp"
@@ -839,8 +840,10 @@ struct ApproximateChange {
 /// the meaning of instructions the edit never touched, on values no draw may reach (denormal flushing shows only
 /// on denormals), and the emulator models only part of it (not FP16_OVFL clamping, not exception traps, not
 /// TG_SPLIT); no run verifies it, so the gate refuses it. One line per change, naming the kernel.
-[[nodiscard]] inline std::vector<std::string> float_mode_changes(const codeobject::Module& m0,
-                                                                 const codeobject::Module& m1) {
+[[nodiscard]] ASMEVO_OUTLINE std::vector<std::string> float_mode_changes(const codeobject::Module& m0,
+                                                                 const codeobject::Module& m1)
+#if ASMEVO_BODY_VERIFY
+{
   std::vector<std::string> out;
   auto mode_field = [](const codeobject::FieldInfo& f) {
     const std::string_view n = f.name;
@@ -888,6 +891,9 @@ struct ApproximateChange {
   }
   return out;
 }
+#else
+;
+#endif
 
 /// A kernel that no launch runs and whose code K1 changed.
 struct UnlaunchedChange {
@@ -2320,3 +2326,14 @@ template <Executor E>
 }
 
 }  // namespace asmevo::verify
+
+#if defined(ASMEVO_SEPARATE_COMPILATION)
+// Under separate compilation (support/linkage.hpp) the verifier with the emulator as its executor, the one nearly
+// every caller uses, is instantiated once, in src/separate/verify.cpp.
+#include "asmevo/verify/emu_executor.hpp"
+namespace asmevo::verify {
+extern template Expected<Receipt> differential_verify<EmuExecutor>(const CodeObject&, const CodeObject&,
+                                                                   std::span<const LaunchSpec>, EmuExecutor&,
+                                                                   const VerifyOptions&);
+}  // namespace asmevo::verify
+#endif

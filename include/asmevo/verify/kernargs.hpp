@@ -15,6 +15,7 @@
 
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/launch_spec.hpp"
 
 namespace asmevo::verify {
@@ -190,11 +191,13 @@ inline std::string scalar_types_of_size(std::uint64_t size) {
 ///   hidden_none and any other hidden kind: left zero.
 /// `arg_addresses` has one entry per spec argument (0 for null and scalars). Every mismatch between spec and
 /// metadata is reported, each naming /args/N and what the kernel expects.
-[[nodiscard]] inline Expected<std::vector<std::byte>> layout_kernargs(const codeobject::KernelMeta& meta,
+[[nodiscard]] ASMEVO_OUTLINE Expected<std::vector<std::byte>> layout_kernargs(const codeobject::KernelMeta& meta,
                                                                      const LaunchSpec& spec,
                                                                      std::span<const std::uint64_t> arg_addresses,
                                                                      const LaunchGeometry& geom,
-                                                                     const HiddenValues& hidden) {
+                                                                     const HiddenValues& hidden)
+#if ASMEVO_BODY_VERIFY
+{
   if (arg_addresses.size() != spec.args.size())
     return fail(DiagCode::usage, "layout_kernargs: " + std::to_string(arg_addresses.size()) +
                                      " argument addresses for " + std::to_string(spec.args.size()) + " arguments");
@@ -299,6 +302,9 @@ inline std::string scalar_types_of_size(std::uint64_t size) {
   }
   return out;
 }
+#else
+;
+#endif
 
 /// Where two kernarg segments of kernel `meta` differ, or nullopt when they agree: every byte counts -- explicit
 /// arguments, hidden ones, and bytes no argument covers (zero padding, or a size mismatch) -- except those of

@@ -26,6 +26,7 @@
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/json_pointer.hpp"
 #include "asmevo/support/file.hpp"
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/emu/fp.hpp"
 
 namespace asmevo::verify {
@@ -846,9 +847,11 @@ inline LaunchSpec check_spec(SpecChecker& c, const Json& doc, const std::string&
 /// `base_dir`. Every problem is found in one pass; the error names each by JSON Pointer ("/args/3/buffer/dtype:
 /// unknown dtype \"f31\"") and says what would be accepted. A spec with several problems gives one Diag listing
 /// them all; `all_problems`, when given, receives each as its own Diag. Never throws, whatever the text.
-[[nodiscard]] inline Expected<LaunchSpec> parse_launch_spec(std::string_view json_text, std::string_view file_name,
+[[nodiscard]] ASMEVO_OUTLINE Expected<LaunchSpec> parse_launch_spec(std::string_view json_text, std::string_view file_name,
                                                             std::string_view base_dir,
-                                                            Diags* all_problems = nullptr) {
+                                                            Diags* all_problems = nullptr)
+#if ASMEVO_BODY_VERIFY
+{
   const std::string file(file_name);
   auto doc = detail::parse_spec_json(json_text, file);
   if (!doc) return unexpected(std::move(doc).error());
@@ -863,6 +866,9 @@ inline LaunchSpec check_spec(SpecChecker& c, const Json& doc, const std::string&
   if (!c.problems.empty()) return detail::gathered(std::move(c.problems), all_problems, "launch spec");
   return s;
 }
+#else
+;
+#endif
 
 /// Parses a launch file: one launch spec object, or a JSON array of them (the shapes a kernel is verified on, each
 /// checked as parse_launch_spec checks one; problems are named by pointers into the array, "/1/grid/0").
@@ -1074,7 +1080,9 @@ struct FloatLayout {
 /// stream of their own). iota computes start + i*step
 /// in double, then rounds; fill rounds its value. file reads the first bytes() bytes of the file (a shorter file is
 /// an error). Deterministic on every platform.
-[[nodiscard]] inline Expected<std::vector<std::byte>> materialize(const BufferArg& b, std::uint32_t trial) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<std::vector<std::byte>> materialize(const BufferArg& b, std::uint32_t trial)
+#if ASMEVO_BODY_VERIFY
+{
   using detail::i128;
   // A BufferArg made through the API rather than parse_launch_spec may hold values no dtype can take.
   auto as_int = [](double d) -> std::optional<i128> {
@@ -1210,5 +1218,8 @@ struct FloatLayout {
   }
   return out;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::verify

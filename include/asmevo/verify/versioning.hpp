@@ -45,6 +45,7 @@
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/waitcnt.hpp"
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/kernargs.hpp"
 #include "asmevo/verify/launch_facts.hpp"
 #include "asmevo/verify/launch_spec.hpp"
@@ -315,8 +316,10 @@ inline std::optional<std::vector<std::string>> prologue_text(const Program& p, c
 /// injective block map, and no instruction that computes its own address); (d) the guard writes only SGPRs and SCC
 /// dead at K0's entry; (e) the code reachable from C never reaches F's or the guard's; (f) a preload prologue before
 /// the entry is K0's. The first failure is `rejection`, naming the place.
-[[nodiscard]] inline VersioningAnalysis find_versioning(const codeobject::Module& m0, const codeobject::Module& m1,
-                                                        std::span<const LaunchSpec> shapes) {
+[[nodiscard]] ASMEVO_OUTLINE VersioningAnalysis find_versioning(const codeobject::Module& m0, const codeobject::Module& m1,
+                                                        std::span<const LaunchSpec> shapes)
+#if ASMEVO_BODY_VERIFY
+{
   using analysis::Cfg;
   VersioningAnalysis out;
   const Program& p0 = m0.program;
@@ -760,6 +763,9 @@ inline std::optional<std::vector<std::string>> prologue_text(const Program& p, c
   out.view = std::move(v);
   return out;
 }
+#else
+;
+#endif
 
 /// One perturbed launch: shapes[0] of a versioned kernel with one value the guard does not check changed.
 struct Perturbation {

@@ -14,6 +14,7 @@
 
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/emu/constants.hpp"
 #include "asmevo/verify/emu/machine.hpp"
 #include "asmevo/verify/emu/semantics.hpp"
@@ -218,7 +219,9 @@ inline void fell_off_end(Wave& w, const Op& op) {
 /// labels to Op indexes and constants to the bits the hardware reads. An instruction without semantics, or with
 /// an operand the emulator cannot resolve, decodes to a handler that stops the run when (and only when) it
 /// executes, naming the instruction. Errors are returned only for a malformed program (an unknown label).
-[[nodiscard]] inline Expected<Code> decode_program(const DecodeInput& in) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<Code> decode_program(const DecodeInput& in)
+#if ASMEVO_BODY_EMU
+{
   using K = Operand::Kind;
   const Program& p = *in.program;
   const auto forms = isa::forms(p.target);
@@ -452,5 +455,8 @@ inline void fell_off_end(Wave& w, const Op& op) {
   }
   return code;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::emu

@@ -18,6 +18,7 @@
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/emu/decode.hpp"
 #include "asmevo/verify/emu/detail/mem_private.hpp"
 #include "asmevo/verify/emu/hazards.hpp"
@@ -172,8 +173,10 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
 
 /// Runs `spec` on `module` (recovered from `elf`). Bad input (unknown kernel, argument mismatch, a file that
 /// cannot be read) is an error; a kernel that faults or violates waitcnt rules is a result with `stop` set.
-[[nodiscard]] inline Expected<EmulateResult> emulate(const codeobject::Module& module, const codeobject::ElfFile& elf,
-                                                     const verify::LaunchSpec& spec, const EmulateOptions& opt = {}) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<EmulateResult> emulate(const codeobject::Module& module, const codeobject::ElfFile& elf,
+                                                     const verify::LaunchSpec& spec, const EmulateOptions& opt = {})
+#if ASMEVO_BODY_EMU
+{
   using namespace codeobject;
   // The kernel.
   const KernelInfo* ki = nullptr;
@@ -637,5 +640,8 @@ inline void guard_register_limits(Code& code, const LaunchLayout& l) {
   }
   return res;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::emu

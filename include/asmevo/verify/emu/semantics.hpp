@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/emu/sem_image.hpp"
 #include "asmevo/verify/emu/sem_lane.hpp"
 #include "asmevo/verify/emu/sem_mem.hpp"
@@ -15,7 +16,11 @@
 namespace asmevo::emu {
 
 namespace detail {
-[[nodiscard]] inline const std::vector<Semantics>& semantics_index() {
+/// Every registered entry, sorted by mnemonic. The one function that reaches every handler: outlined, so that a
+/// translation unit that only looks semantics up does not compile them all.
+[[nodiscard]] ASMEVO_OUTLINE const std::vector<Semantics>& semantics_index()
+#if ASMEVO_BODY_EMU
+{
   static const std::vector<Semantics> index = [] {
     std::vector<Semantics> all;
     for (auto table : {salu_semantics(), valu_semantics(), mem_semantics(), lane_semantics(), mfma_semantics(), image_semantics()})
@@ -25,6 +30,9 @@ namespace detail {
   }();
   return index;
 }
+#else
+;
+#endif
 }  // namespace detail
 
 /// The semantics of `mnemonic` (lowercase, no _e32/_e64/_sdwa/_dpp suffix), or nullptr when not implemented.
@@ -35,8 +43,5 @@ namespace detail {
                              [](const Semantics& s, std::string_view m) { return s.mnemonic < m; });
   return it != idx.end() && it->mnemonic == mnemonic ? &*it : nullptr;
 }
-
-/// Every registered entry, sorted by mnemonic.
-[[nodiscard]] inline const std::vector<Semantics>& all_semantics() { return detail::semantics_index(); }
 
 }  // namespace asmevo::emu

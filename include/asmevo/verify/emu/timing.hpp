@@ -17,6 +17,7 @@
 
 #include "asmevo/analysis/mfma_info.hpp"
 #include "asmevo/ir/waitcnt.hpp"
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/emu/machine.hpp"
 #include "asmevo/verify/emu/timing_params.hpp"
 
@@ -581,7 +582,9 @@ struct SimGroup {
 /// (L1, L2, Infinity Cache, HBM; the scalar L1 for scalar loads; a TLB miss adds its cost) plus a queueing term per
 /// level (LDS cycles, vector L1 lines, the CU's share of L2, Infinity Cache and HBM bandwidth, CuShare). So the
 /// bandwidth a wave gets rises with the loads it keeps in flight until the CU's share binds. Deterministic.
-[[nodiscard]] inline TimingReport model_timing(const TimingInput& in, const TimingParams& p) {
+[[nodiscard]] ASMEVO_OUTLINE TimingReport model_timing(const TimingInput& in, const TimingParams& p)
+#if ASMEVO_BODY_EMU
+{
   using namespace detail;
   TimingReport r;
   r.target = in.target;
@@ -1029,6 +1032,9 @@ struct SimGroup {
             "(L1, L2, Infinity Cache, HBM), each level a least-recently-used set of the CU's share of its capacity";
   return r;
 }
+#else
+;
+#endif
 
 /// model_timing with the target's own parameters (timing_params.hpp).
 [[nodiscard]] inline TimingReport model_timing(const TimingInput& in) { return model_timing(in, timing_params(in.target)); }
