@@ -2,5 +2,8 @@
 // functions of asmevo's analysis module. Part of the asmevo_separate library, which the project's own tests, tools and
 // benchmarks link; users of the header-only library need none of it.
 #define ASMEVO_COMPILE_ANALYSIS
+#include "asmevo/analysis/dependence.hpp"
+#include "asmevo/analysis/equivalence.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
+#include "asmevo/analysis/loops.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"

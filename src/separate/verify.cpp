@@ -6,6 +6,7 @@
 #include "asmevo/verify/emu_executor.hpp"
 #include "asmevo/verify/kernargs.hpp"
 #include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/verify/mutate.hpp"
 #include "asmevo/verify/versioning.hpp"
 
 namespace asmevo::verify {

@@ -178,9 +178,9 @@ TEST(LineParser, SourceModifiers) {
   EXPECT_EQ(atom(n, 1).mods, 0);
 }
 
-// KNOWN BUG 1 (also in properties_test.cpp): an integer constant between abs bars does not parse, because the
-// constant-expression reader takes the closing '|' as a binary OR. llvm-mc-22 -mcpu=gfx942 assembles
-// `v_add_f32_e64 v0, |1|, v1` to [0x00,0x01,0x01,0xd1,0x81,0x02,0x02,0x00]. Enable when fixed.
+// An integer constant between abs bars parses, with the abs modifier: the constant-expression reader once took the
+// closing '|' for a binary OR. llvm-mc-22 -mcpu=gfx942 assembles `v_add_f32_e64 v0, |1|, v1` to
+// [0x00,0x01,0x01,0xd1,0x81,0x02,0x02,0x00].
 TEST(LineParser, AbsOfIntegerConstant) {
   auto l = ok("v_add_f32_e64 v0, |1|, v1");
   EXPECT_EQ(atom(l, 1).kind, Atom::Kind::integer);

@@ -116,8 +116,8 @@ TEST(Parser, PicksMemoryFormsLikeLlvm) {
   }
 }
 
-// KNOWN BUG 2 (also in properties_test.cpp): SMEM with an SGPR offset and no `offset:` selects the
-// *_SGPR_IMM_gfx9 form; LLVM (llvm-mc-22 -show-inst) picks *_SGPR_vi. Same bytes, different IR form.
+// SMEM with an SGPR offset and no `offset:` selects the form LLVM picks (llvm-mc-22 -show-inst: *_SGPR_vi), not
+// *_SGPR_IMM_gfx9, which has the same bytes (the parser once chose the latter).
 TEST(Parser, SmemSgprOffsetFormLikeLlvm) {
   for (Target t : all_targets) expect_form_like_llvm(t, "s_load_dwordx2 s[0:1], s[2:3], s4", "_SGPR_vi");
 }
@@ -288,9 +288,8 @@ TEST(Parser, WaitcntOperandForms) {
   }
 }
 
-// KNOWN BUG 9: `s_waitcnt vmcnt(0) & lgkmcnt(0)` (documented in parse_waitcnt_operand, accepted by
-// llvm-mc-22 -> [0x70,0x00,0x8c,0xbf]) fails in the line reader first: "unexpected character in operand at
-// '& lgkmcnt(0)'" (1:20). Enable when fixed.
+// `s_waitcnt vmcnt(0) & lgkmcnt(0)` (documented in parse_waitcnt_operand; llvm-mc-22 -> [0x70,0x00,0x8c,0xbf])
+// parses: the line reader once stopped at the '&' ("unexpected character in operand").
 TEST(Parser, WaitcntAmpersandSeparator) {
   for (Target t : all_targets) {
     auto in = parse_inst("s_waitcnt vmcnt(0) & lgkmcnt(0)", t);

@@ -181,8 +181,8 @@ TEST(Printer, CachePolicySpelledForTheTarget) {
   EXPECT_EQ(print_inst(*g90), "global_load_dword v1, v[2:3], off glc slc");
 }
 
-// KNOWN BUG 5 (also in properties_test.cpp): the e64 form of v_clrexcp prints as `v_clrexcp`, which LLVM
-// assembles as the e32 encoding. Expected: a spelling LLVM reads back to the e64 bytes, e.g. `v_clrexcp_e64`.
+// The e64 form of an operandless VOP1 (v_clrexcp) prints with its suffix, a spelling LLVM reads back to the e64
+// bytes: bare `v_clrexcp`, as it once printed, assembles to the e32 encoding.
 TEST(Printer, OperandlessE64FormKeepsItsSuffix) {
   for (Target t : all_targets) {
     const auto* f = isa::find_form(t, "V_CLREXCP_e64_vi");
@@ -197,7 +197,8 @@ TEST(Printer, OperandlessE64FormKeepsItsSuffix) {
   }
 }
 
-// KNOWN BUG 13 (also in properties_test.cpp): neg applied to a constant prints as a negative constant.
+// neg applied to a constant prints as neg(...), not as a negative constant (as it once did): the two differ in
+// their bytes.
 // llvm-mc-22 -mcpu=gfx942: `v_add_f32_e64 v0, neg(2.0), v1` -> [0x00,0x00,0x01,0xd1,0xf4,0x02,0x02,0x20] but
 // `v_add_f32_e64 v0, -2.0, v1` -> [0x00,0x00,0x01,0xd1,0xf5,0x02,0x02,0x00]; print_inst gives the latter text.
 TEST(Printer, NegOfConstantKeepsTheModifier) {

@@ -36,6 +36,7 @@
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/passes/specialize.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::agent {
 
@@ -62,8 +63,10 @@ namespace diagnosis_detail {
 }  // namespace diagnosis_detail
 
 /// The findings for `hot` (the hot windows of `p`, kernel `kernel`), hottest window first (see the file comment).
-[[nodiscard]] inline std::vector<Diagnosis> diagnose(const Program& p, const std::string& kernel,
-                                                     const std::vector<HotSpot>& hot) {
+[[nodiscard]] ASMEVO_OUTLINE std::vector<Diagnosis> diagnose(const Program& p, const std::string& kernel,
+                                                     const std::vector<HotSpot>& hot)
+#if ASMEVO_BODY_AGENT
+{
   namespace dd = diagnosis_detail;
   std::vector<Diagnosis> out;
   const analysis::Cfg g = analysis::build_cfg(p);
@@ -152,6 +155,9 @@ namespace diagnosis_detail {
   }
   return out;
 }
+#else
+;
+#endif
 
 /// What `specialize` would do to kernel `kernel` of `p` under `launches` (one entry per shape), as a finding: it runs
 /// the pass on a copy and reports its note when the guarded copy folds something. Nothing when no launch is known,

@@ -48,6 +48,7 @@
 #include "asmevo/passes/rewriter.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/json_pointer.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::agent {
 
@@ -240,8 +241,10 @@ struct Checker {
 /// Validates and applies `script` (parsed JSON) to module `m`'s program. See the file comment.
 /// `base` supplies what every pass the script names is told beyond its kernel and arguments: xnack, and
 /// not_exercised (then an edit addressing an instruction in it is an error, like an unknown id).
-[[nodiscard]] inline ScriptResult apply_edit_script(const codeobject::Module& m, const nlohmann::json& script,
-                                                    const passes::PassContext& base) {
+[[nodiscard]] ASMEVO_OUTLINE ScriptResult apply_edit_script(const codeobject::Module& m, const nlohmann::json& script,
+                                                    const passes::PassContext& base)
+#if ASMEVO_BODY_AGENT
+{
   ScriptResult res;
   res.program = m.program;
   detail::Checker ck{res.errors, base.not_exercised.get()};
@@ -456,6 +459,9 @@ struct Checker {
   res.program = std::move(work);
   return res;
 }
+#else
+;
+#endif
 
 /// The edit script that makes the changes of `log` (a Rewriter's log): each entry as its op, instructions as text,
 /// a wait with all three counts. Applied to the program the log was made on, it reproduces the log's changes when

@@ -36,6 +36,7 @@
 #include "asmevo/analysis/mfma_info.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/emu/timing_params.hpp"
 
 namespace asmevo::agent {
@@ -662,7 +663,9 @@ struct WindowText {
 /// `iN  <text>  ; exec=.. issue=.. stall: waitcnt=.. dep=.. barrier=.. resource=..` with context around it, the ISA
 /// facts of each distinct instruction in it (with the sources of their figures), and the lineage's latest attempts.
 /// Its size is bounded by `opt`.
-[[nodiscard]] inline std::string user_prompt(const ProposalRequest& req, const PromptOptions& opt) {
+[[nodiscard]] ASMEVO_OUTLINE std::string user_prompt(const ProposalRequest& req, const PromptOptions& opt)
+#if ASMEVO_BODY_AGENT
+{
   const HotSpot* hs = req.hot.empty() ? nullptr : &req.hot[std::min(req.focus, req.hot.size() - 1)];
   const Target t = req.module ? req.module->target : Target::gfx942;
   std::string s = "Kernel: " + detail::llm::clip(req.kernel, 120) + " (target " + std::string(to_string(t)) + ")\n";
@@ -745,6 +748,9 @@ struct WindowText {
        "Answer with one ```json block.\n";
   return s;
 }
+#else
+;
+#endif
 
 /// The first messages of a proposal's conversation: system_prompt and user_prompt.
 [[nodiscard]] inline std::vector<ChatMessage> build_prompt(const ProposalRequest& req, const PromptOptions& opt) {

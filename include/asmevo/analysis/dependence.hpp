@@ -53,6 +53,7 @@
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::analysis {
 
@@ -283,7 +284,9 @@ namespace dep_detail {
 
 /// The dependence DAG of the instructions at Program::items indexes `items` (in program order, all instructions,
 /// normally one basic block or a run of one), by the rules of the file comment.
-[[nodiscard]] inline DepGraph build_dependences(const Program& p, std::span<const std::size_t> items) {
+[[nodiscard]] ASMEVO_OUTLINE DepGraph build_dependences(const Program& p, std::span<const std::size_t> items)
+#if ASMEVO_BODY_ANALYSIS
+{
   namespace rd = analysis::detail;
   DepGraph g;
   const auto n = static_cast<std::uint32_t>(items.size());
@@ -390,5 +393,8 @@ namespace dep_detail {
   }
   return g;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::analysis

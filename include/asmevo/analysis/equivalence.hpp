@@ -80,6 +80,7 @@
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::analysis {
 
@@ -1834,19 +1835,29 @@ class EquivalenceProver {
 };
 
 /// One-shot form of EquivalenceProver: K0's known bits are computed for this call only.
-[[nodiscard]] inline ProofResult prove_equivalent(const Program& k0, const Program& k1, std::optional<InstId> site,
-                                                  const LaunchFacts& facts, ProofBudget budget = {}) {
+[[nodiscard]] ASMEVO_OUTLINE ProofResult prove_equivalent(const Program& k0, const Program& k1, std::optional<InstId> site,
+                                                  const LaunchFacts& facts, ProofBudget budget = {})
+#if ASMEVO_BODY_ANALYSIS
+{
   auto pv = EquivalenceProver::make(k0, facts, budget);
   if (!pv) return {false, "no analysis of K0: " + pv.error().message};
   return pv->prove(k1, site);
 }
+#else
+;
+#endif
 
 /// One-shot form of EquivalenceProver::refute: K0's known bits are computed for this call only.
-[[nodiscard]] inline Refutation refute_equivalence(const Program& k0, const Program& k1, std::optional<InstId> site,
-                                                   const LaunchFacts& facts, ProofBudget budget = {}) {
+[[nodiscard]] ASMEVO_OUTLINE Refutation refute_equivalence(const Program& k0, const Program& k1, std::optional<InstId> site,
+                                                   const LaunchFacts& facts, ProofBudget budget = {})
+#if ASMEVO_BODY_ANALYSIS
+{
   auto pv = EquivalenceProver::make(k0, facts, budget);
   if (!pv) return {Refutation::Kind::unknown, std::nullopt, "no analysis of K0: " + pv.error().message, 0};
   return pv->refute(k1, site);
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::analysis

@@ -35,6 +35,7 @@
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::analysis {
 
@@ -307,7 +308,9 @@ struct Shape {
 }  // namespace loops_detail
 
 /// The loops of the kernel entered at block `entry` (see the file comment).
-[[nodiscard]] inline LoopInfo find_loops(const Program& p, const Cfg& g, std::uint32_t entry) {
+[[nodiscard]] ASMEVO_OUTLINE LoopInfo find_loops(const Program& p, const Cfg& g, std::uint32_t entry)
+#if ASMEVO_BODY_ANALYSIS
+{
   using namespace loops_detail;
   LoopInfo li;
   li.dom = dominators(g, entry);
@@ -509,5 +512,8 @@ struct Shape {
   }
   return li;
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::analysis

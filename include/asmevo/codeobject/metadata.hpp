@@ -603,10 +603,6 @@ inline void yaml_scalar(std::string& out, const MetaJson& v) {
   }
 }
 
-[[nodiscard]] inline bool yaml_is_block(const MetaJson& v) {
-  return (v.is_object() || v.is_array()) && !v.empty();
-}
-
 inline void yaml_seq(std::string& out, const MetaJson& a, std::size_t indent, bool first_inline);
 
 /// A map at column `indent`; the first key continues the current line when `first_inline` (after "- ").

@@ -756,8 +756,10 @@ struct Attempt {
 namespace detail {
 
 /// Tries the candidate forms in order; the first that accepts the line wins, else the closest failure is reported.
-[[nodiscard]] inline Expected<Inst> match_candidates(const syntax::Line& l, Target t, const std::vector<std::size_t>& cands,
-                                                    bool usage_rules = true) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<Inst> match_candidates(const syntax::Line& l, Target t, const std::vector<std::size_t>& cands,
+                                                    bool usage_rules = true)
+#if ASMEVO_BODY_IR
+{
   detail::MatchCtx c{t, &l, {}, usage_rules};
   for (const auto& g : l.groups)
     for (const auto& a : g) c.atoms.push_back(&a);
@@ -794,6 +796,9 @@ namespace detail {
   Loc eloc{{}, l.number, best.col ? best.col : l.operand_col, l.id};
   return fail(DiagCode::invalid_operand, best.why + " in '" + l.mnemonic + "'", eloc, l.source);
 }
+#else
+;
+#endif
 
 }  // namespace detail
 
@@ -819,12 +824,17 @@ namespace detail {
 /// Matches a line against one given form only (a decoder knows the LLVM record; the text alone may be ambiguous,
 /// e.g. LLVM disassembles V_NOP_e64 as `v_nop`). With `usage_rules` false, operand shapes are checked but not
 /// the assembler's usage rules (src2 overlap, constant bus ...): decoded bytes are described as they are.
-[[nodiscard]] inline Expected<Inst> match_line_as(const syntax::Line& l, Target t, std::size_t form_index,
-                                                  bool usage_rules = true) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<Inst> match_line_as(const syntax::Line& l, Target t, std::size_t form_index,
+                                                  bool usage_rules = true)
+#if ASMEVO_BODY_IR
+{
   if (form_index >= isa::forms(t).size())
     return fail(DiagCode::internal, "form index out of range", Loc{{}, l.number, l.mnemonic_col, l.id}, l.source);
   return detail::match_candidates(l, t, {form_index}, usage_rules);
 }
+#else
+;
+#endif
 
 /// Parses a single instruction line (no labels or directives expected).
 [[nodiscard]] inline Expected<Inst> parse_inst(std::string_view line, Target t) {
@@ -842,7 +852,9 @@ struct ParseResult {
 };
 
 /// Parses a whole assembly file. Gathers every error (one per bad line) rather than stopping at the first.
-[[nodiscard]] inline ParseResult parse_program_all(std::string_view text, Target t, std::string file = "<input>") {
+[[nodiscard]] ASMEVO_OUTLINE ParseResult parse_program_all(std::string_view text, Target t, std::string file = "<input>")
+#if ASMEVO_BODY_IR
+{
   ParseResult r;
   Program& p = r.program;
   p.target = t;
@@ -963,6 +975,9 @@ struct ParseResult {
   p.next_id = next;
   return r;
 }
+#else
+;
+#endif
 
 /// Parses a whole assembly file; the error is the first problem (use parse_program_all to see them all).
 [[nodiscard]] ASMEVO_OUTLINE Expected<Program> parse_program(std::string_view text, Target t, std::string file = "<input>")

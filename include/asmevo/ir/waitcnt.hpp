@@ -62,11 +62,10 @@ struct Waitcnt {
 
 /// Encodes the s_waitcnt simm16 of a gfx9-family target: vmcnt[3:0] in bits 3:0, expcnt in 6:4,
 /// lgkmcnt in 11:8, vmcnt[5:4] in bits 15:14 (MI300/MI200 ISA guides, S_WAITCNT; LLVM
-/// AMDGPU::encodeWaitcnt for isa version 9). Unused bits are set to 1, as LLVM does for a
-/// "no wait" field, so that hardware treats them as "don't care".
+/// AMDGPU::encodeWaitcnt for isa version 9). A field that does not wait holds its all-ones maximum;
+/// the bits no counter uses (7 and 13:12) stay clear, as in LLVM MC's bytes (`s_waitcnt lgkmcnt(0)`
+/// is 0xc07f), since encodeWaitcnt starts from the mask of the defined fields.
 [[nodiscard]] constexpr std::uint16_t encode_waitcnt(Target /*t*/, const Waitcnt& w) noexcept {
-  // Bits 7 and 12..13 are unused on gfx9; LLVM's encodeWaitcnt starts from ~0 masked to the
-  // defined fields, i.e. leaves them clear. Keep them clear to match LLVM MC's bytes.
   unsigned v = 0;
   v |= (w.vm & 0xFu);
   v |= (w.exp & 0x7u) << 4;

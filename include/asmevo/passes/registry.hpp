@@ -20,6 +20,7 @@
 #include "asmevo/passes/unroll.hpp"
 #include "asmevo/passes/vgpr_compact.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::passes {
 
@@ -39,7 +40,9 @@ template <Pass P>
 }  // namespace detail
 
 /// Every built-in pass, in the order `asmevo passes` lists them.
-[[nodiscard]] inline std::span<const PassInfo> builtin_passes() {
+[[nodiscard]] ASMEVO_OUTLINE std::span<const PassInfo> builtin_passes()
+#if ASMEVO_BODY_PASSES
+{
   static const std::array<PassInfo, 12> all{
       detail::info_of<WaitcntMin>(),
       detail::info_of<NopMin>(),
@@ -56,6 +59,9 @@ template <Pass P>
   };
   return all;
 }
+#else
+;
+#endif
 
 /// The built-in pass called `name`, or nullptr.
 [[nodiscard]] inline const PassInfo* find_pass(std::string_view name) {

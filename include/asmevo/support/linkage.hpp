@@ -53,3 +53,13 @@
 #else
 #define ASMEVO_BODY_VERIFY 0
 #endif
+#if !defined(ASMEVO_SEPARATE_COMPILATION) || defined(ASMEVO_COMPILE_PASSES)
+#define ASMEVO_BODY_PASSES 1
+#else
+#define ASMEVO_BODY_PASSES 0
+#endif
+#if !defined(ASMEVO_SEPARATE_COMPILATION) || defined(ASMEVO_COMPILE_AGENT)
+#define ASMEVO_BODY_AGENT 1
+#else
+#define ASMEVO_BODY_AGENT 0
+#endif

@@ -28,6 +28,7 @@
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/waitcnt.hpp"
 #include "asmevo/support/diag.hpp"
+#include "asmevo/support/linkage.hpp"
 
 namespace asmevo::verify {
 
@@ -507,7 +508,9 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
 }  // namespace detail
 
 /// The candidate sites of `op` in a kernel: the ids of in-scope instructions it can mutate, in program order.
-[[nodiscard]] inline std::vector<InstId> mutation_sites(MutOp op, const Program& p, const KernelScope& scope) {
+[[nodiscard]] ASMEVO_OUTLINE std::vector<InstId> mutation_sites(MutOp op, const Program& p, const KernelScope& scope)
+#if ASMEVO_BODY_VERIFY
+{
   std::set<InstId> in_scope(scope.insts.begin(), scope.insts.end());
   std::vector<InstId> out;
   for (std::size_t i = 0; i < p.items.size(); ++i) {
@@ -520,12 +523,17 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
   }
   return out;
 }
+#else
+;
+#endif
 
 /// Applies `op` at `site` (one of mutation_sites(op, p, scope)), choosing the variant from (site, seed). Fails only
 /// on bad input (no instruction `site`, or it is not a site of `op`); a mutation that does not give a well-formed
 /// instruction is a Mutant with valid = false.
-[[nodiscard]] inline Expected<Mutant> mutate(MutOp op, const Program& p, const KernelScope& scope, InstId site,
-                                             std::uint64_t seed) {
+[[nodiscard]] ASMEVO_OUTLINE Expected<Mutant> mutate(MutOp op, const Program& p, const KernelScope& scope, InstId site,
+                                             std::uint64_t seed)
+#if ASMEVO_BODY_VERIFY
+{
   const std::ptrdiff_t at = detail::item_index(p, site);
   const std::string sid = "i" + std::to_string(site.value);
   if (at < 0) return fail(DiagCode::usage, "no instruction " + sid + " in the program", Loc{p.file, 0, 0, site.value});
@@ -746,5 +754,8 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
   }
   return invalid("unknown operator");
 }
+#else
+;
+#endif
 
 }  // namespace asmevo::verify

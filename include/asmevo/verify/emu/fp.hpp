@@ -554,9 +554,6 @@ namespace detail {
 [[nodiscard]] inline constexpr bool class_f32(float x, std::uint32_t mask) noexcept {
   return (class_bit_f32(bits(x)) & mask) != 0;
 }
-[[nodiscard]] inline constexpr bool class_f16(std::uint16_t h, std::uint32_t mask) noexcept {
-  return (class_bit_f16(h) & mask) != 0;
-}
 [[nodiscard]] inline constexpr bool class_f64(double x, std::uint32_t mask) noexcept {
   return (class_bit_f64(bits64(x)) & mask) != 0;
 }
@@ -965,10 +962,6 @@ namespace detail {
 [[nodiscard]] inline std::uint32_t cvt_pkrtz_f16_f32(float a, float b) noexcept {
   return static_cast<std::uint32_t>(f32_to_f16(a, Round::toward_zero)) |
          (static_cast<std::uint32_t>(f32_to_f16(b, Round::toward_zero)) << 16);
-}
-/// v_cvt_pk_f16_f32 (gfx950) [ISA: ROUND_NEAREST_EVEN regardless of MODE].
-[[nodiscard]] inline std::uint32_t cvt_pk_f16_f32(float a, float b) noexcept {
-  return static_cast<std::uint32_t>(f32_to_f16(a)) | (static_cast<std::uint32_t>(f32_to_f16(b)) << 16);
 }
 
 /// The VOP3 clamp modifier on a float result: clamp to [0, 1]; a NaN becomes 0 (MODE.DX10_CLAMP, set by the HSA

@@ -12,16 +12,6 @@
 
 namespace asmevo::emu::detail {
 
-/// Calls f(lane) for every set bit of `m`, lowest lane first.
-template <class F>
-inline void for_lanes(LaneMask m, F&& f) {
-  while (m) {
-    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
-    m &= m - 1;
-    f(l);
-  }
-}
-
 [[nodiscard]] inline std::int64_t sext(std::uint64_t v, unsigned bits) noexcept {
   const unsigned sh = 64 - bits;
   return static_cast<std::int64_t>(v << sh) >> sh;

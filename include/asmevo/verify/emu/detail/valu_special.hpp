@@ -419,9 +419,6 @@ inline void pk_mov_b32(Wave& w, const Op& op) {
   if (vdst(op).kind == Slot::Kind::vgpr) store64(w, vdst(op).index, r, w.exec());
 }
 
-/// v_pk_fmac_f16 (VOP2): D.lo = fma(S0.lo, S1.lo, D.lo), D.hi = fma(S0.hi, S1.hi, D.hi) [ISA V_PK_FMAC_F16].
-inline u16 fma_f16_lane(u16 a, u16 b, u16 c) { return ops::fma_f16(a, b, c); }
-
 // ---- fma_mix ------------------------------------------------------------------------------------------------------
 
 /// v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16 [ISA V_FMA_MIX_F32]: for each source i, op_sel_hi[i] = 1 reads

@@ -1,0 +1,6 @@
+// Separate compilation (include/asmevo/support/linkage.hpp): the one translation unit that compiles the outlined
+// functions of asmevo's passes module (the registry, which instantiates every built-in pass). Part of the
+// asmevo_separate library, which the project's own tests, tools and benchmarks link; users of the header-only
+// library need none of it.
+#define ASMEVO_COMPILE_PASSES
+#include "asmevo/passes/registry.hpp"
