@@ -504,8 +504,20 @@ TEST(Preprocess, EveryPrefixOfATrickyProgramTerminates) {
       ".irp q, 1 2\n s_nop \\q\n.endr\n.endif\n.endm\nm 2, , a b\nm 0\n.amdgpu_metadata\n- x\n.end_amdgpu_metadata\n";
   PreprocessOptions o;
   o.max_lines = 10000;
-  for (std::size_t n = 0; n <= prog.size(); ++n) (void)preprocess_all(prog.substr(0, n), o);
-  SUCCEED();
+  // A cut inside the comment leaves it unterminated, and one after the .macro line and before its .endm leaves the
+  // macro unterminated: both must say so.
+  const std::size_t comment_end = prog.find("*/") + 2;
+  const std::size_t macro_line_end = prog.find('\n', prog.find(".macro"));
+  const std::size_t endm_end = prog.find(".endm") + 5;
+  for (std::size_t n = 0; n <= prog.size(); ++n) {
+    const auto r = preprocess_all(prog.substr(0, n), o);
+    for (const Diag& d : r.diags) EXPECT_FALSE(d.message.empty()) << "cut at " << n;
+    if (n >= 2 && n < comment_end) {
+      ASSERT_FALSE(r.diags.empty()) << "cut at " << n << " inside the comment";
+      EXPECT_NE(r.diags[0].message.find("unterminated comment"), std::string::npos) << r.diags[0].str();
+    }
+    if (n > macro_line_end && n < endm_end) EXPECT_FALSE(r.diags.empty()) << "cut at " << n << " inside the macro";
+  }
 }
 
 // ---- corpus oracle -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/passes/pipeline.hpp"
 #include "asmevo/passes/registry.hpp"
 
 namespace asmevo::passes {
@@ -194,6 +195,39 @@ TEST(VgprCompact, ClosesGapsKeepingTuplesAlignedAndEntryRegistersInPlace) {
     EXPECT_TRUE(has(r.text, "v_mov_b32_e32 v2, v0\n\tv_mov_b32_e32 v3, 0\n\tglobal_load_dwordx2 v[4:5], v[2:3], off")) << r.text;
     EXPECT_TRUE(has(r.text, "v_add_u32_e32 v7, v4, v5")) << r.text;  // v21 -> v7 (one odd register stays a gap)
     EXPECT_TRUE(r.stats.shrinks_resources);
+  }
+}
+
+// A pipeline's stats sum its passes': vgpr-compact inside one still asks the rebuild for an exact recount.
+TEST(Pipeline, SumsItsPassesStatsAndKeepsShrinksResources) {
+  const std::string src =
+      "k:\n"
+      "  v_mov_b32 v8, v0\n"
+      "  v_mov_b32 v9, 0\n"
+      "  global_load_dwordx2 v[12:13], v[8:9], off\n"
+      "  s_waitcnt vmcnt(0)\n"
+      "  v_add_u32 v21, v12, v13\n"
+      "  global_store_dword v[8:9], v21, off\n"
+      "  s_endpgm\n";
+  for (const Target t : kTargets) {
+    auto p = parse_program(src, t, "<test>");
+    ASSERT_TRUE(p.has_value()) << p.error().str();
+    Rewriter r(*p);
+    auto s = run_pass(pipeline(WaitcntMin{}, VgprCompact{}, Dce{}), r, PassContext{});
+    ASSERT_TRUE(s.has_value()) << s.error().str();
+    EXPECT_TRUE(s->shrinks_resources);
+    EXPECT_EQ(s->edits, r.log().size());
+    EXPECT_GT(s->edits, 0u);
+    auto each = pipeline(WaitcntMin{}, VgprCompact{}, Dce{}).run(r, PassContext{});  // idempotent by now
+    ASSERT_TRUE(each.has_value());
+    EXPECT_EQ(each->edits, 0u);
+    // Without vgpr-compact nothing asks for the recount.
+    auto q = parse_program(src, t, "<test>");
+    ASSERT_TRUE(q.has_value());
+    Rewriter r2(*q);
+    auto s2 = run_pass(pipeline(WaitcntMin{}, Dce{}), r2, PassContext{});
+    ASSERT_TRUE(s2.has_value());
+    EXPECT_FALSE(s2->shrinks_resources);
   }
 }
 

@@ -20,6 +20,7 @@
 #include "asmevo/passes/batch_loads.hpp"
 #include "asmevo/passes/dce.hpp"
 #include "asmevo/passes/load_widen.hpp"
+#include "asmevo/passes/hazard_fix.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/peephole.hpp"
 #include "asmevo/passes/pipeline.hpp"

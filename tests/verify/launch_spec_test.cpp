@@ -252,15 +252,25 @@ TEST(LaunchSpecErrors, NeverCrashes) {
       {"buffer": {"dtype": "i8", "count": 3, "init": {"iota": {"start": -1, "step": 2}}}},
       {"scalar": {"type": "f32", "value": 0.5}}, {"null": true}], "outputs": [0, 1], "trials": 2})";
   ASSERT_TRUE(parse(good));
-  for (std::size_t n = 0; n < good.size(); ++n) (void)parse(good.substr(0, n));
+  // Every strict prefix is incomplete JSON: each gives a Diag that says what is wrong.
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    const auto r = parse(good.substr(0, n));
+    ASSERT_FALSE(r) << "prefix of " << n << " bytes parsed";
+    EXPECT_FALSE(r.error().message.empty()) << "prefix of " << n << " bytes";
+  }
+  // A single-byte change either still parses or gives a Diag with a message.
   const char subst[] = {'"', '{', '}', '[', ']', ',', ':', '-', '0', '9', 'e', '.', 'x', '\\', '\0', '\xff'};
+  std::size_t rejected = 0;
   for (std::size_t i = 0; i < good.size(); ++i)
     for (char c : subst) {
       std::string m = good;
       m[i] = c;
-      (void)parse(m);
+      const auto r = parse(m);
+      if (r) continue;
+      ++rejected;
+      EXPECT_FALSE(r.error().message.empty()) << "byte " << i << " -> " << int(c);
     }
-  SUCCEED();
+  EXPECT_GT(rejected, good.size());  // most changes break the JSON or the spec
 }
 
 TEST(LaunchSpecErrors, UnknownKeysAreTypos) {

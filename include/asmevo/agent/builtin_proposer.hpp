@@ -39,6 +39,7 @@
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/dependence.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/inst_form.hpp"
 #include "asmevo/ir/waitcnt.hpp"
 #include "asmevo/passes/pass.hpp"
 
@@ -56,13 +57,7 @@ using Json = nlohmann::json;
   return e;
 }
 
-/// The instruction's form; a form index outside the target's table (a program built by hand) is s_nop-like: no
-/// properties, no mnemonic anything matches.
-[[nodiscard]] inline const isa::FormInfo& form_of(const Inst& in) {
-  static const isa::FormInfo none{};
-  const auto forms = isa::forms(in.target);
-  return in.form < forms.size() ? forms[in.form] : none;
-}
+using asmevo::form_of;
 
 [[nodiscard]] inline bool is_wait(const Inst& in) { return form_of(in).mnemonic == "s_waitcnt"; }
 

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "asmevo/ir/inst_form.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/mc/encode.hpp"
@@ -149,7 +150,7 @@ struct Span {
   return r.empty() ? std::string("sec") : r;
 }
 
-[[nodiscard]] inline const isa::FormInfo& form_of(const Inst& in) { return isa::forms(in.target)[in.form]; }
+using asmevo::form_of;
 
 [[nodiscard]] inline bool is_nop0(std::span<const std::uint8_t> text, const Slot& s) {
   // s_nop 0 is the SOPP word 0xbf800000 (MI300 ISA guide, SOPP: encoding 0x17f << 23, op 0, simm16 0); it is also

@@ -1,15 +1,10 @@
-// nop-min and hazard-fix: the s_nop passes, both judged by the hazard checker (analysis/hazard_check.hpp, whose rows
-// cite the MI300/MI200 ISA guides and LLVM's GCNHazardRecognizer).
+// nop-min: shrinks the s_nops, judged by the hazard checker (analysis/hazard_check.hpp, whose rows cite the
+// MI300/MI200 ISA guides and LLVM's GCNHazardRecognizer). Its companion hazard-fix, which inserts them, is in
+// passes/hazard_fix.hpp.
 //
 // nop-min shrinks every reachable `s_nop N` to the smallest N (or drops it) that adds no hazard finding to its
 // kernel. Idempotent: a second run finds every s_nop already at its smallest count. The s_nop's cost is N + 1 wait
 // states (ISA §4.5), so it never adds instructions or cycles.
-//
-// hazard-fix inserts the fewest wait states that clear every hazard finding of severity error: for each offending
-// instruction, in program order, it grows an `s_nop` directly before it (or inserts `s_nop 0`) one wait state at a
-// time until that finding is gone, up to s_nop 15 (16 wait states, the field's maximum), then starts another s_nop.
-// Findings it cannot clear that way (a rule no distance satisfies) are left and reported in its notes. Warnings
-// (rows AMD's own kernels break) are left alone. Idempotent on clean code: a clean kernel gets no edit.
 #pragma once
 
 #include <algorithm>
@@ -69,59 +64,6 @@ struct NopMin {
         if (auto e = r.replace(id, {detail::make_nop(p.target, n)}, "nop-min"); !e) return unexpected(std::move(e).error());
         if (detail::no_new(base, detail::hazard_keys(p, c))) break;
         r.undo(1);
-      }
-    }
-    return st;
-  }
-};
-
-/// See the file comment.
-struct HazardFix {
-  static constexpr std::string_view name = "hazard-fix";
-  static constexpr std::string_view summary = "insert the fewest s_nop wait states that clear every hazard the checker finds";
-  static constexpr bool idempotent = true;
-
-  [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
-    PassStats st;
-    Program& p = r.program();
-    std::set<detail::FindingKey> stuck;
-    for (int guard = 0; guard < 4096; ++guard) {
-      const auto now = detail::hazard_keys(p, c, true);
-      const detail::FindingKey* todo = nullptr;
-      for (const auto& k : now)
-        if (!stuck.count(k)) { todo = &k; break; }
-      if (!todo) break;
-      const detail::FindingKey key = *todo;
-      const InstId at{std::get<1>(key)};
-      if (c.not_exercised && c.not_exercised->contains(at.value)) {
-        stuck.insert(key);
-        st.notes.push_back("left " + std::get<0>(key) + " at i" + std::to_string(at.value) +
-                           ": the launch does not exercise that code, so no run could check a fix");
-        continue;
-      }
-      bool cleared = false;
-      const std::size_t mark = r.log().size();
-      for (int step = 0; step < 64 && !cleared; ++step) {
-        const auto idx = r.index_of(at);
-        if (idx < 0) break;
-        // The s_nop directly before `at` (same block), if any, and whether it has room left.
-        const Item* prev = idx > 0 ? &p.items[static_cast<std::size_t>(idx) - 1] : nullptr;
-        Expected<void> e;
-        if (prev && prev->kind == Item::Kind::inst && detail::is_nop(prev->inst) &&
-            analysis::hazard_wait_states(prev->inst, p.target) < 16) {
-          const unsigned n = analysis::hazard_wait_states(prev->inst, p.target);  // s_nop n-1 -> s_nop n
-          e = r.replace(prev->inst.id, {detail::make_nop(p.target, n)}, "hazard-fix");
-        } else {
-          e = r.insert_before(at, {detail::make_nop(p.target, 0)}, "hazard-fix");
-        }
-        if (!e) return unexpected(std::move(e).error());
-        cleared = !detail::hazard_keys(p, c, true).count(key);
-      }
-      if (!cleared) {
-        r.undo(r.log().size() - mark);
-        stuck.insert(key);
-        st.notes.push_back("could not clear " + std::get<0>(key) + " at i" + std::to_string(std::get<1>(key)) +
-                           " with wait states");
       }
     }
     return st;

@@ -43,8 +43,12 @@ struct Pipeline {
     auto each = run_each(r, c);
     if (!each) return unexpected(std::move(each).error());
     PassStats sum;
-    for (auto& s : *each)
+    for (auto& s : *each) {
+      sum.edits += s.edits;
+      sum.insts_delta += s.insts_delta;
+      sum.shrinks_resources = sum.shrinks_resources || s.shrinks_resources;
       for (auto& n : s.notes) sum.notes.push_back(s.pass + ": " + n);
+    }
     return sum;
   }
 };

@@ -61,6 +61,7 @@
 #include "asmevo/passes/batch_loads.hpp"
 #include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/loop_shape.hpp"
+#include "asmevo/passes/hazard_fix.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/rewriter.hpp"

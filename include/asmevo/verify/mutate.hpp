@@ -23,6 +23,7 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/inst_form.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
@@ -176,7 +177,7 @@ struct MutRng {
   return r;
 }
 
-[[nodiscard]] inline const isa::FormInfo& form_of(const Inst& in) { return isa::forms(in.target)[in.form]; }
+using asmevo::form_of;
 [[nodiscard]] inline std::string_view mnemonic_of(const Inst& in) { return form_of(in).mnemonic; }
 
 [[nodiscard]] inline std::ptrdiff_t item_index(const Program& p, InstId id) {

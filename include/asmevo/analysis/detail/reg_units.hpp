@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/inst_form.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/reg.hpp"
 
@@ -67,7 +68,7 @@ inline constexpr unsigned unit_vcc = special::vcc_lo, unit_exec = special::exec_
 
 // ---- instruction helpers ---------------------------------------------------------------------------------------
 
-[[nodiscard]] inline const isa::FormInfo& form_of(const Inst& in) { return isa::forms(in.target)[in.form]; }
+using asmevo::form_of;
 
 /// The implicit uses of `in` that the target's hardware really reads (isa::reg bits). LLVM keeps two records of
 /// many DS instructions with one encoding: the pre-gfx9 one lists M0 (the LDS bound) and the `_gfx9` one does not,
