@@ -179,16 +179,19 @@ TEST(Dce, DropsDeadChainsButNotMemoryExecOrScc) {
   }
 }
 
+// VGPRs with gaps that vgpr-compact closes (v8, v12, v21 move down; v0, the work-item id, stays).
+constexpr const char* kGappyVgprs =
+    "k:\n"
+    "  v_mov_b32 v8, v0\n"
+    "  v_mov_b32 v9, 0\n"
+    "  global_load_dwordx2 v[12:13], v[8:9], off\n"
+    "  s_waitcnt vmcnt(0)\n"
+    "  v_add_u32 v21, v12, v13\n"
+    "  global_store_dword v[8:9], v21, off\n"
+    "  s_endpgm\n";
+
 TEST(VgprCompact, ClosesGapsKeepingTuplesAlignedAndEntryRegistersInPlace) {
-  const std::string src =
-      "k:\n"
-      "  v_mov_b32 v8, v0\n"
-      "  v_mov_b32 v9, 0\n"
-      "  global_load_dwordx2 v[12:13], v[8:9], off\n"
-      "  s_waitcnt vmcnt(0)\n"
-      "  v_add_u32 v21, v12, v13\n"
-      "  global_store_dword v[8:9], v21, off\n"
-      "  s_endpgm\n";
+  const std::string src = kGappyVgprs;
   for (const Target t : kTargets) {
     const auto r = run("vgpr-compact", src, t);
     // v0 is live at the entry (the work-item id) and stays; v8.. move down by even steps.
@@ -200,15 +203,7 @@ TEST(VgprCompact, ClosesGapsKeepingTuplesAlignedAndEntryRegistersInPlace) {
 
 // A pipeline's stats sum its passes': vgpr-compact inside one still asks the rebuild for an exact recount.
 TEST(Pipeline, SumsItsPassesStatsAndKeepsShrinksResources) {
-  const std::string src =
-      "k:\n"
-      "  v_mov_b32 v8, v0\n"
-      "  v_mov_b32 v9, 0\n"
-      "  global_load_dwordx2 v[12:13], v[8:9], off\n"
-      "  s_waitcnt vmcnt(0)\n"
-      "  v_add_u32 v21, v12, v13\n"
-      "  global_store_dword v[8:9], v21, off\n"
-      "  s_endpgm\n";
+  const std::string src = kGappyVgprs;
   for (const Target t : kTargets) {
     auto p = parse_program(src, t, "<test>");
     ASSERT_TRUE(p.has_value()) << p.error().str();
