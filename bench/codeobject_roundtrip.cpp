@@ -18,6 +18,7 @@
 #include "asmevo/codeobject/compare.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/codeobject/rebuild.hpp"
+#include "asmevo/codeobject/recover.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "support/corpus.hpp"
 

@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "asmevo/codeobject/module.hpp"
-#include "asmevo/verify/emu/launch.hpp"
+#include "asmevo/codeobject/recover.hpp"
+#include "asmevo/emu/launch.hpp"
 #include "support/corpus.hpp"
 
 namespace {

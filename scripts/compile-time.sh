@@ -48,7 +48,12 @@ int main() {
 }
 EOF
 cat > "$work/emulate.cpp" <<'EOF'
+// The emulator moved from verify/emu/ to emu/ (issue 29); the base revision may have either.
+#if __has_include("asmevo/emu/launch.hpp")
+#include "asmevo/emu/launch.hpp"
+#else
 #include "asmevo/verify/emu/launch.hpp"
+#endif
 bool run(const asmevo::codeobject::Module& m, const asmevo::codeobject::ElfFile& e, const asmevo::verify::LaunchSpec& s) {
   return asmevo::emu::emulate(m, e, s).has_value();
 }

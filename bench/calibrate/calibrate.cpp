@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
           keep.push_back(s);
       specs = keep;
     }
-    const auto& p = emu::timing_params(t);
+    const auto& p = model::timing_params(t);
     const auto t0 = std::chrono::steady_clock::now();
     const auto rows = calibrate::run_rows(specs, *k, std::filesystem::path(ASMEVO_SOURCE_DIR) / "bench" / "calibrate" / "launch");
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

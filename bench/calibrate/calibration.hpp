@@ -32,9 +32,11 @@
 #include <vector>
 
 #include "asmevo/codeobject/module.hpp"
+#include "asmevo/codeobject/recover.hpp"
+#include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/diag.hpp"
-#include "asmevo/verify/emu/launch.hpp"
-#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/verify/timed_emulation.hpp"
 
 namespace asmevo::calibrate {
 
@@ -103,7 +105,7 @@ struct Row {
 /// The rows of one target. `cus`: the modeled device's CUs (TimingParams::cus), which the launch files' grids use.
 [[nodiscard]] inline std::vector<RowSpec> rows_for(Target t) {
   const bool g942 = t == Target::gfx942;
-  const double cus = emu::timing_params(t).cus.value;
+  const double cus = model::timing_params(t).cus.value;
   std::vector<RowSpec> r;
   auto pub = [](double lo, double hi, std::string src) { return std::optional<Published>(Published{lo, hi, std::move(src)}); };
   auto none = [](const char*) { return std::optional<Published>(); };
@@ -294,15 +296,15 @@ struct Row {
 namespace detail {
 
 /// The memory instruction a chase repeats most (of an unrolled chase: one of its copies, each run as often).
-[[nodiscard]] inline const emu::InstTiming* chase_load(const emu::TimingReport& r) {
-  const emu::InstTiming* best = nullptr;
+[[nodiscard]] inline const model::InstTiming* chase_load(const model::TimingReport& r) {
+  const model::InstTiming* best = nullptr;
   for (const auto& row : r.instructions)
     if (row.mem_latency && (!best || row.executions > best->executions)) best = &row;
   return best;
 }
 
 /// The modeled timing of one launch of `spec` with scalar argument `vary` set to `value` (nullopt: as the file says).
-[[nodiscard]] inline Expected<emu::TimingReport> run_once(const codeobject::Module& mod, const codeobject::ElfFile& elf,
+[[nodiscard]] inline Expected<model::TimingReport> run_once(const codeobject::Module& mod, const codeobject::ElfFile& elf,
                                                           verify::LaunchSpec spec, std::size_t vary,
                                                           std::optional<std::uint32_t> value) {
   if (value) {
@@ -312,11 +314,10 @@ namespace detail {
     spec.args[vary].scalar.bits = *value;
   }
   emu::EmulateOptions o;
-  o.timing = true;
   o.run.completion = emu::Completion::eager;
   o.run.threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   o.garbage_undefined = false;
-  auto r = emu::emulate(mod, elf, spec, o);
+  auto r = verify::emulate_timed(mod, elf, spec, o);
   if (!r) return unexpected(r.error());
   if (!r->ok()) return fail(DiagCode::internal, "calibration: '" + spec.kernel + "' stopped: " + r->stop.message);
   if (!r->timing) return fail(DiagCode::internal, "calibration: no timing for '" + spec.kernel + "'");
@@ -379,13 +380,13 @@ struct Kernels {
     const std::uint32_t first = static_cast<std::uint32_t>(spec.args[s.vary].scalar.bits);
     auto r1 = detail::run_once(k.module, k.elf, spec, s.vary, std::nullopt);
     auto r2 = r1 ? detail::run_once(k.module, k.elf, spec, s.vary, s.second)
-                 : Expected<emu::TimingReport>(unexpected(r1.error()));
+                 : Expected<model::TimingReport>(unexpected(r1.error()));
     if (!r2) {
       row.error = r2.error().str();
       out.push_back(std::move(row));
       continue;
     }
-    const auto& p = emu::timing_params(s.target);
+    const auto& p = model::timing_params(s.target);
     const double clock_hz = p.clock_mhz.value * 1e6;
     if (s.measure == Measure::chase_step) {
       const double dc = double(r2->modeled_cycles) - double(r1->modeled_cycles);
@@ -393,8 +394,8 @@ struct Kernels {
       if (dc <= 0 || steps <= 0) row.error = "the second run is not longer";
       else row.modeled = dc / steps / clock_hz * 1e9;
     } else if (s.measure == Measure::load_to_use) {
-      const emu::InstTiming* l1 = detail::chase_load(*r1);
-      const emu::InstTiming* l2 = detail::chase_load(*r2);
+      const model::InstTiming* l1 = detail::chase_load(*r1);
+      const model::InstTiming* l2 = detail::chase_load(*r2);
       if (!l1 || !l2 || l2->op_index != l1->op_index || l2->executions <= l1->executions)
         row.error = "the two runs have no common repeated memory instruction";
       else

@@ -2,7 +2,6 @@
 // functions of asmevo's emulator module. Part of the asmevo_separate library, which the project's own tests, tools and
 // benchmarks link; users of the header-only library need none of it.
 #define ASMEVO_COMPILE_EMU
-#include "asmevo/verify/emu/decode.hpp"
-#include "asmevo/verify/emu/launch.hpp"
-#include "asmevo/verify/emu/semantics.hpp"
-#include "asmevo/verify/emu/timing.hpp"
+#include "asmevo/emu/decode.hpp"
+#include "asmevo/emu/launch.hpp"
+#include "asmevo/emu/semantics.hpp"

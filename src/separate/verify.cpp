@@ -4,8 +4,6 @@
 #define ASMEVO_COMPILE_VERIFY
 #include "asmevo/verify/differential.hpp"
 #include "asmevo/verify/emu_executor.hpp"
-#include "asmevo/verify/kernargs.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/mutate.hpp"
 #include "asmevo/verify/versioning.hpp"
 

@@ -16,9 +16,9 @@
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/launch_facts.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/mutate.hpp"
 #include "support/corpus.hpp"
 

@@ -18,8 +18,8 @@
 
 #include "asmevo/analysis/hazard_check.hpp"
 #include "asmevo/codeobject/module.hpp"
+#include "asmevo/emu/hazards.hpp"
 #include "asmevo/ir/parser.hpp"
-#include "asmevo/verify/emu/hazards.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 

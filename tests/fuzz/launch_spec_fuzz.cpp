@@ -1,4 +1,4 @@
-// libFuzzer target for verify/launch_spec.hpp: any text must give launch specs or a Diag, never a crash or an
+// libFuzzer target for launch/launch_spec.hpp: any text must give launch specs or a Diag, never a crash or an
 // exception; every problem of a document that is JSON is named by a JSON Pointer into it; an accepted spec keeps
 // the limits the header states, and its buffers (the small ones) materialize to exactly their size, the same bytes
 // on every call.
@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 
 using namespace asmevo;
 using namespace asmevo::verify;

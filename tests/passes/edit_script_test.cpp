@@ -73,6 +73,40 @@ TEST(EditScript, ValidScriptAppliesEveryOp) {
   EXPECT_LT(text.find("; i0"), text.find("; i1")) << text;  // moved before, then swapped back
 }
 
+// "erase" is the op's name (Edit::Op::erase, and what edits_to_script writes); "delete", its older spelling, is
+// still read and does the same.
+TEST(EditScript, EraseAndItsOlderSpellingDeleteRemoveTheSameInstruction) {
+  const auto m = module_of(kProgram);
+  const auto a = apply_edit_script_text(m, R"({"edits": [{"op": "erase", "at": "i3"}]})");
+  const auto b = apply_edit_script_text(m, R"({"edits": [{"op": "delete", "at": "i3"}]})");
+  ASSERT_TRUE(a.ok()) << messages(a);
+  ASSERT_TRUE(b.ok()) << messages(b);
+  ASSERT_EQ(a.log.size(), 1u);
+  EXPECT_EQ(a.log[0].op, passes::Edit::Op::erase);
+  EXPECT_EQ(to_string(a.log[0].op), "erase");
+  EXPECT_EQ(print_program(a.program), print_program(b.program));
+  EXPECT_EQ(print_program(a.program).find("; i3\n"), std::string::npos);
+}
+
+// edits_to_script turns an edit log back into a script: replayed on the original, it gives the same program, and it
+// spells each op as the script format does ("erase", not the older "delete").
+TEST(EditScript, EditsToScriptReplaysTheLogToTheSameProgram) {
+  const auto m = module_of(kProgram);
+  const auto r = apply_edit_script_text(m, R"({"kernel": "k", "edits": [
+      {"op": "replace", "at": "i4", "with": ["v_lshl_add_u32 v4, v1, 2, v2"], "why": "fuse"},
+      {"op": "delete", "at": "i3"},
+      {"op": "set_waitcnt", "at": "i2", "vmcnt": 0},
+      {"op": "move", "at": "i1", "before": "i0"}
+  ]})");
+  ASSERT_TRUE(r.ok()) << messages(r);
+  const nlohmann::json script = edits_to_script(r.log, "k");
+  ASSERT_EQ(script["edits"].size(), r.log.size()) << script.dump();
+  EXPECT_EQ(script["edits"][1]["op"], "erase") << script.dump();
+  const auto replay = apply_edit_script(m, script);
+  ASSERT_TRUE(replay.ok()) << messages(replay) << script.dump();
+  EXPECT_EQ(print_program(replay.program), print_program(r.program));
+}
+
 TEST(EditScript, PassEditRunsANamedPass) {
   const auto m = module_of(kProgram);
   const auto r = apply_edit_script_text(m, R"({"edits": [{"op": "pass", "name": "waitcnt-min"}]})");
@@ -227,22 +261,29 @@ TEST(EditScript, TheSchemaInTheRepositoryNamesEveryOpTheValidatorTakes) {
   const auto schema = nlohmann::json::parse(ss.str());
   std::set<std::string> in_schema;
   for (const auto& alt : schema["$defs"]["edit"]["oneOf"]) {
-    in_schema.insert(alt["properties"]["op"]["const"].get<std::string>());
-    // Every field the schema allows for an op is one the validator accepts, and the required ones match.
-    const std::string op = alt["properties"]["op"]["const"];
-    const detail::OpShape* shape = nullptr;
-    for (const auto& s : detail::op_shapes())
-      if (s.op == op) shape = &s;
-    ASSERT_NE(shape, nullptr) << op;
-    std::set<std::string> req;
-    for (const auto& r : alt["required"]) req.insert(r.get<std::string>());
-    req.erase("op");
-    EXPECT_EQ(req, std::set<std::string>(shape->required.begin(), shape->required.end())) << op;
-    for (const auto& [key, v] : alt["properties"].items()) {
-      if (key == "op" || key == "why") continue;
-      const bool known = std::count(shape->required.begin(), shape->required.end(), key) +
-                         std::count(shape->optional.begin(), shape->optional.end(), key);
-      EXPECT_TRUE(known) << op << "." << key;
+    // An alternative names its op with "const", or the spellings of one op with "enum" ("erase", "delete").
+    const auto& opdef = alt["properties"]["op"];
+    std::vector<std::string> spellings;
+    if (opdef.contains("const")) spellings.push_back(opdef["const"].get<std::string>());
+    for (const auto& e : opdef.value("enum", nlohmann::json::array())) spellings.push_back(e.get<std::string>());
+    ASSERT_FALSE(spellings.empty()) << alt.dump();
+    for (const std::string& op : spellings) {
+      in_schema.insert(op);
+      // Every field the schema allows for an op is one the validator accepts, and the required ones match.
+      const detail::OpShape* shape = nullptr;
+      for (const auto& s : detail::op_shapes())
+        if (s.op == op) shape = &s;
+      ASSERT_NE(shape, nullptr) << op;
+      std::set<std::string> req;
+      for (const auto& r : alt["required"]) req.insert(r.get<std::string>());
+      req.erase("op");
+      EXPECT_EQ(req, std::set<std::string>(shape->required.begin(), shape->required.end())) << op;
+      for (const auto& [key, v] : alt["properties"].items()) {
+        if (key == "op" || key == "why") continue;
+        const bool known = std::count(shape->required.begin(), shape->required.end(), key) +
+                           std::count(shape->optional.begin(), shape->optional.end(), key);
+        EXPECT_TRUE(known) << op << "." << key;
+      }
     }
   }
   std::set<std::string> in_code;

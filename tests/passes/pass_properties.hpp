@@ -9,8 +9,8 @@
 // How a program runs (run_random_program): one workgroup of 1..4 full waves on the emulator's run-time core
 // (emu/machine.hpp), with adversarial memory completion (outstanding operations complete as late and in whatever
 // order the ISA permits, so a missing s_waitcnt stops the run), the wait-state check on (emu/hazards.hpp: a hazard
-// stops the run) and the cost model's step hook (emu/timing.hpp trace_step) tracing every wave; the modeled cycles
-// are emu::model_timing of those traces, as verify::EmuExecutor::time gets them for a whole launch. Registers the
+// stops the run) and the cost model's step hook (model/timing.hpp trace_step) tracing every wave; the modeled cycles
+// are model::model_timing of those traces, as verify::EmuExecutor::time gets them for a whole launch. Registers the
 // layout does not set start as seeded garbage, different for the original and the transformed run, so a pass that
 // makes the program read a register nothing wrote changes the output.
 #pragma once
@@ -31,13 +31,13 @@
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/emu/decode.hpp"
+#include "asmevo/emu/hazards.hpp"
+#include "asmevo/emu/machine.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/model/timing.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/rewriter.hpp"
-#include "asmevo/verify/emu/decode.hpp"
-#include "asmevo/verify/emu/hazards.hpp"
-#include "asmevo/verify/emu/machine.hpp"
-#include "asmevo/verify/emu/timing.hpp"
 #include "passes/random_program.hpp"
 
 namespace asmevo::test {
@@ -124,7 +124,7 @@ struct RunResult {
   std::string error;                ///< the program could not be decoded (not a run at all)
   std::vector<std::byte> out, in;   ///< the output and input buffers after the run
   std::uint64_t wave_instructions = 0;  ///< dynamic instructions over all waves
-  std::uint64_t cycles = 0;         ///< emu::model_timing modeled cycles (0 when the run stopped)
+  std::uint64_t cycles = 0;         ///< model::model_timing modeled cycles (0 when the run stopped)
   [[nodiscard]] bool ok() const noexcept { return error.empty() && stop.kind == emu::Stop::Kind::none; }
 };
 
@@ -168,7 +168,10 @@ struct RunResult {
   m.hooks.before = &hazard_check;
   m.hooks.after = &trace_step;
   std::vector<HazardState> hstates(waves);
-  std::vector<WaveTrace> traces(waves);
+  const TraceConfig tcfg = model::trace_config(model::timing_params(p.target));
+  WaveTrace blank;
+  blank.config = &tcfg;
+  std::vector<WaveTrace> traces(waves, blank);
 
   Workgroup g;
   g.lds.assign(65536, std::byte{0});
@@ -210,7 +213,7 @@ struct RunResult {
   res.out = m.memory.region(rout).bytes;
   res.in = m.memory.region(rin).bytes;
   if (res.stop.kind == Stop::Kind::none) {
-    TimingInput ti;
+    model::TimingInput ti;
     ti.target = p.target;
     ti.code = &*code;
     // The same allocation for every run, so that occupancy never differs between the original and the result.
@@ -222,7 +225,7 @@ struct RunResult {
     ti.workgroups = 1;
     std::vector<std::vector<WaveTrace>> groups{std::move(traces)};
     ti.groups = groups;
-    res.cycles = model_timing(ti).modeled_cycles;
+    res.cycles = model::model_timing(ti).modeled_cycles;
   }
   return res;
 }

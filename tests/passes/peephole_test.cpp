@@ -21,6 +21,9 @@ namespace {
 using namespace asmevo;
 using namespace asmevo::passes;
 using namespace asmevo::passes::vars;
+// `op(` is the rule DSL's; with both using-directives above it would be ambiguous with the namespace asmevo::op
+// (rules.hpp, "Names").
+using asmevo::passes::op;
 
 const bool rc_defaults_installed = [] {
   std::string p = std::getenv("RC_PARAMS") ? std::getenv("RC_PARAMS") : "";
@@ -247,9 +250,11 @@ TEST(Peephole, NotesCountFirings) {
 
 // (x << k) | y == v_lshl_or_b32(x, k, y) (MI300 ISA V_LSHL_OR_B32: D = (S0 << S1[4:0]) | S2).
 constexpr Rule fuse_shift_or =
-    rule("fuse-shift-or", seq(op("v_lshlrev_b32", _t, _k, _x), op("v_or_b32", _d, _t, _y).commutative()).where(dead_after(_t)),
-         "v_lshl_or_b32 {d}, {x}, {k}, {y}");
+    rule("fuse-shift-or", seq(op(op::v_lshlrev_b32, _t, _k, _x), op(op::v_or_b32, _d, _t, _y).commutative()).where(dead_after(_t)),
+         emit(op::v_lshl_or_b32, _d, _x, _k, _y));
 static_assert(fuse_shift_or.error.empty());
+static_assert(fuse_shift_or.replacement.opcode == op::v_lshl_or_b32 && !fuse_shift_or.replacement.erases);
+static_assert(peephole_rules::drop_self_move_v.replacement.erases);
 
 TEST(Peephole, UserRules) {
   const auto pass = peephole_with(fuse_shift_or, peephole_rules::fuse_add_add);
@@ -261,22 +266,44 @@ TEST(Peephole, UserRules) {
 
 TEST(Peephole, MalformedRulesMadeAtRunTimeAreRefused) {
   // These would not compile as constexpr rules; made at run time they carry the problem and the pass refuses them.
-  Rule erases_live = rule("drop-move", seq(op("v_mov_b32", _d, _x)), "");
+  Rule erases_live = rule("drop-move", seq(op(op::v_mov_b32, _d, _x)), erase());
   EXPECT_NE(erases_live.error.find("dead_after or unchanged"), std::string_view::npos);
-  Rule grows = rule("grow", seq(op("v_mov_b32", _d, _x)), "v_mov_b32 {d}, {x}");
+  Rule grows = rule("grow", seq(op(op::v_mov_b32, _d, _x)), emit(op::v_mov_b32, _d, _x));
   EXPECT_NE(grows.error.find("must remove an instruction"), std::string_view::npos);
-  Rule unbound = rule("unbound", seq(op("v_add_u32", _t, _a, _b), op("v_add_u32", _d, _t, _c)).where(dead_after(_t)),
-                      "v_add3_u32 {d}, {a}, {b}, {z}");
+  Rule unbound = rule("unbound", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _t, _c)).where(dead_after(_t)),
+                      emit(op::v_add3_u32, _d, _a, _b, _z));
   EXPECT_NE(unbound.error.find("does not bind"), std::string_view::npos);
-  Rule undeclared = rule("undeclared", seq(op("v_add_u32", _t, _a, _b), op("v_add_u32", _d, _t, _c)),
-                         "v_add3_u32 {d}, {a}, {b}, {c}");
+  Rule undeclared = rule("undeclared", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _t, _c)),
+                         emit(op::v_add3_u32, _d, _a, _b, _c));
   EXPECT_NE(undeclared.error.find("dead_after"), std::string_view::npos);
-  Rule reads_dead = rule("reads-dead", seq(op("v_add_u32", _t, _a, _b), op("v_add_u32", _d, _t, _c)).where(dead_after(_t)),
-                         "v_add3_u32 {d}, {t}, {b}, {c}");
+  Rule reads_dead = rule("reads-dead", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _t, _c)).where(dead_after(_t)),
+                         emit(op::v_add3_u32, _d, _t, _b, _c));
   EXPECT_NE(reads_dead.error.find("dead_after"), std::string_view::npos);
-  Rule unchained = rule("unchained", seq(op("v_add_u32", _t, _a, _b), op("v_add_u32", _d, _a, _c)).where(dead_after(_t)),
-                        "v_add3_u32 {d}, {a}, {b}, {c}");
+  Rule unchained = rule("unchained", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _a, _c)).where(dead_after(_t)),
+                        emit(op::v_add3_u32, _d, _a, _b, _c));
   EXPECT_NE(unchained.error.find("previous op"), std::string_view::npos);
+  // The typed checks, against the instruction tables of all three targets.
+  Rule short_op = rule("short-op", seq(op(op::v_add_u32, _t, _a), op(op::v_add_u32, _d, _t, _c)).where(dead_after(_t)),
+                       emit(op::v_add3_u32, _d, _a, _a, _c));
+  EXPECT_NE(short_op.error.find("an op names more or fewer placeholders"), std::string_view::npos) << short_op.error;
+  Rule short_emit = rule("short-emit", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _t, _c)).where(dead_after(_t)),
+                         emit(op::v_add3_u32, _d, _a, _b));
+  EXPECT_NE(short_emit.error.find("the replacement names more or fewer placeholders"), std::string_view::npos) << short_emit.error;
+  // _d is a VGPR (v_add_u32's vdst); s_add_u32's sdst takes SGPRs and the like only.
+  Rule wrong_class = rule("wrong-class", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _t, _c)).where(dead_after(_t)),
+                          emit(op::s_add_u32, _d, _a, _c));
+  EXPECT_NE(wrong_class.error.find("accepts no register kind"), std::string_view::npos) << wrong_class.error;
+  Rule dest_as_source = rule("dest-as-source", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _t, _c)).where(dead_after(_t)),
+                             emit(op::v_add3_u32, _d, _a, _b, _d));
+  EXPECT_NE(dest_as_source.error.find("destination in a source slot"), std::string_view::npos) << dest_as_source.error;
+  Rule source_as_dest = rule("source-as-dest", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _t, _c)).where(dead_after(_t)),
+                             emit(op::v_add3_u32, _a, _b, _c, _d));
+  EXPECT_NE(source_as_dest.error.find("source in a destination slot"), std::string_view::npos) << source_as_dest.error;
+  // _t would be an SGPR (s_mov_b32's sdst) and a VGPR (v_mov_b32's vdst) at once.
+  Rule never = rule("never", seq(op(op::s_mov_b32, _t, _a), op(op::v_mov_b32, _t, _t)).where(dead_after(_t)), erase());
+  EXPECT_NE(never.error.find("never matches"), std::string_view::npos) << never.error;
+  Rule no_op = rule("no-op", seq(op(Opcode::invalid, _d, _x)).where(unchanged(_d)), erase());
+  EXPECT_NE(no_op.error.find("an op needs an opcode"), std::string_view::npos) << no_op.error;
 
   Program p = kernel("v_mov_b32 v1, v2", Target::gfx942);
   Rewriter r(p);

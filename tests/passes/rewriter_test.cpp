@@ -150,7 +150,7 @@ TEST(Rewriter, ReplayReproducesIdsAndText) {
   bad.push_back(Edit{Edit::Op::erase, InstId{0}, {}, {}, {}, "again"});
   auto res = rc.replay(bad);
   ASSERT_FALSE(res);
-  EXPECT_NE(res.error().message.find("edit 3 (delete)"), std::string::npos) << res.error().message;
+  EXPECT_NE(res.error().message.find("edit 3 (erase)"), std::string::npos) << res.error().message;
   EXPECT_EQ(print_program(c), print_program(orig));
 }
 

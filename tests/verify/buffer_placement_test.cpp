@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "asmevo/codeobject/link.hpp"
+#include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/mc/llvm_mc.hpp"
 #include "asmevo/verify/code_object.hpp"
-#include "asmevo/verify/emu/launch.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 
 namespace {
 

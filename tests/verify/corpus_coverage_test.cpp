@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "asmevo/codeobject/module.hpp"
+#include "asmevo/emu/coverage.hpp"
 #include "asmevo/ir/detail/line_parser.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/preprocess.hpp"
-#include "asmevo/verify/emu/coverage.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 

@@ -10,7 +10,8 @@
 #include <string>
 
 #include "asmevo/codeobject/module.hpp"
-#include "asmevo/verify/emu/decode.hpp"
+#include "asmevo/codeobject/recover.hpp"
+#include "asmevo/emu/decode.hpp"
 
 namespace asmevo::emu::test {
 

@@ -1,5 +1,5 @@
 // verify/differential.hpp, the gaps a review found in the gate: K1's static findings are inherited from K0 only at
-// the same place (verify::align against a dynamic-programming LCS; hand-written programs where K1 moves a missing
+// the same place (align_sequences against a dynamic-programming LCS; hand-written programs where K1 moves a missing
 // wait to another site that prints the same); a kernel the launch file never runs may not change (clang-22's
 // multi-kernel examples/kernels/emu_kernels.hip); outputs declared "zeros" start as canaries from the second trial
 // on, so a K1 that skips a store of zeros is rejected (Triton vec_add with zero inputs), and a K0 that reads its
@@ -20,10 +20,10 @@
 #include "asmevo/codeobject/rebuild.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
 #include "asmevo/verify/emu_executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/k1_edit.hpp"
 #include "verify/launch_builders.hpp"
@@ -36,7 +36,7 @@ using verify::DType;
 using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
 
 // ---------------------------------------------------------------------------------------------------------------
-// verify::align
+// align_sequences (support/text_diff.hpp)
 // ---------------------------------------------------------------------------------------------------------------
 
 /// The length of a longest common subsequence by the textbook dynamic program (the oracle).
@@ -65,9 +65,9 @@ TEST(Align, InsertionDeletionAndReplacement) {
   // b = a with 9 inserted before a[2], a[4] deleted, a[6] replaced by 8.
   const std::vector<std::uint32_t> a = {1, 2, 3, 4, 5, 6, 7, 1}, b = {1, 2, 9, 3, 4, 6, 8, 1};
   const Pairs want = {{0, 0}, {1, 1}, {2, 3}, {3, 4}, {5, 5}, {7, 7}};
-  EXPECT_EQ(verify::align(a, b), want);
-  EXPECT_TRUE(verify::align(a, {}).empty());
-  EXPECT_EQ(verify::align(a, a).size(), a.size());
+  EXPECT_EQ(align_sequences(a, b), want);
+  EXPECT_TRUE(align_sequences(a, {}).empty());
+  EXPECT_EQ(align_sequences(a, a).size(), a.size());
 }
 
 TEST(Align, LongestWhereNoElementIsUniqueAndValidAlways) {
@@ -79,7 +79,7 @@ TEST(Align, LongestWhereNoElementIsUniqueAndValidAlways) {
     const std::uint32_t alphabet = 2 + rng() % 6;
     for (auto& x : a) x = rng() % alphabet;
     for (auto& x : b) x = rng() % alphabet;
-    const auto p = verify::align(a, b);
+    const auto p = align_sequences(a, b);
     ASSERT_TRUE(is_alignment(p, a, b)) << "round " << round;
     // Where no element occurs once on both sides there are no anchors, and the Myers diff is exact.
     bool unique = false;
@@ -104,7 +104,7 @@ TEST(Align, LargeProgramsAreFastAndBudgetBoundsTheWork) {
     else b.erase(b.begin() + static_cast<std::ptrdiff_t>(at));
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const auto p = verify::align(a, b);
+  const auto p = align_sequences(a, b);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(is_alignment(p, a, b));
   EXPECT_GE(p.size(), a.size() - 20);  // 20 deletions, at most 20 further elements lost
@@ -114,7 +114,7 @@ TEST(Align, LargeProgramsAreFastAndBudgetBoundsTheWork) {
   for (auto& x : c) x = rng() % 4;
   for (auto& x : d) x = rng() % 4;
   const auto t1 = std::chrono::steady_clock::now();
-  const auto q = verify::align(c, d, 100000);
+  const auto q = align_sequences(c, d, 100000);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count(), 0.5);
   EXPECT_TRUE(is_alignment(q, c, d));
 }

@@ -1,5 +1,5 @@
 // verify/differential.hpp, verify/emu_executor.hpp, verify/memory_model.hpp and the launch-file additions of
-// verify/launch_spec.hpp: the comparison policy element by element (NaN, signed zeros, the abs/rel boundary); launch
+// launch/launch_spec.hpp: the comparison policy element by element (NaN, signed zeros, the abs/rel boundary); launch
 // files with several shapes and per-dtype tolerances; every Triton corpus kernel, recovered and relinked, verifies
 // equivalent to its original under tests/data/launch/triton; K1s with one planted defect are rejected by the stage
 // that should reject them, and the receipt's first difference equals what this test computes from the inputs. The
@@ -23,11 +23,11 @@
 #include "asmevo/codeobject/rebuild.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/mc/llvm_mc.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
 #include "asmevo/verify/emu_executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/k1_edit.hpp"
 

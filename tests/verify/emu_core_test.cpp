@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "asmevo/verify/emu/fp.hpp"
+#include "asmevo/emu/fp.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {
@@ -26,7 +26,7 @@ TEST(EmuCore, RunsToEndWithoutStopping) {
 
 TEST(EmuCore, UnsupportedInstructionStopsNamingIt) {
   // ds_gws_init (global wave sync) has no semantics: running it must stop, naming the mnemonic, not crash or skip it.
-  ASSERT_EQ(find_semantics("ds_gws_init"), nullptr) << "pick a mnemonic the emulator does not implement";
+  ASSERT_EQ(find_semantics(op::ds_gws_init), nullptr) << "pick a mnemonic the emulator does not implement";
   auto s = test::make_snippet("\tds_gws_init v0 offset:0 gds", Target::gfx942);
   ASSERT_TRUE(s);
   const Stop& st = s->run();

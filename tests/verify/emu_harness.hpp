@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "asmevo/emu/decode.hpp"
 #include "asmevo/ir/parser.hpp"
-#include "asmevo/verify/emu/decode.hpp"
 
 namespace asmevo::emu::test {
 

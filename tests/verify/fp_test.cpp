@@ -1,6 +1,6 @@
-// Tests for asmevo/verify/emu/fp.hpp against independent oracles: host IEEE arithmetic, brute-force nearest-value
+// Tests for asmevo/emu/fp.hpp against independent oracles: host IEEE arithmetic, brute-force nearest-value
 // searches over every value of a small format, formulas of the format definitions, and the LLVM division sequences.
-#include <asmevo/verify/emu/fp.hpp>
+#include <asmevo/emu/fp.hpp>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>

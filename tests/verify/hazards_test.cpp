@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "asmevo/codeobject/module.hpp"
-#include "asmevo/verify/emu/hazards.hpp"
-#include "asmevo/verify/emu/launch.hpp"
+#include "asmevo/emu/hazards.hpp"
+#include "asmevo/emu/launch.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 #include "verify/emu_harness.hpp"

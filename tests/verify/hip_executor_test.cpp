@@ -1,6 +1,6 @@
 // verify/hip/executor.hpp: the HIP executor's device-free parts (guard pattern and check, buffer plan, buffer sets
 // reused across runs, kernarg plan, median) and its behaviour without a device (open() fails cleanly, silently and
-// repeatably); verify/kernargs.hpp's LDS rule and the kernarg comparison that leaves hidden arguments out.
+// repeatably); launch/kernargs.hpp's LDS rule and the kernarg comparison that leaves hidden arguments out.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "asmevo/verify/emu/launch.hpp"
+#include "asmevo/emu/launch.hpp"
 #include "asmevo/verify/hip/executor.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"

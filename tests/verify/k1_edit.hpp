@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "asmevo/codeobject/rebuild.hpp"
+#include "asmevo/codeobject/recover.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/verify/code_object.hpp"

@@ -1,7 +1,7 @@
-// Tests of verify/kernargs.hpp: kernarg segments for the Triton corpus kernels (arguments from MANIFEST.json) and
+// Tests of launch/kernargs.hpp: kernarg segments for the Triton corpus kernels (arguments from MANIFEST.json) and
 // for clang-22 kernels with code object v4, v5 and v6 hidden arguments, decoded independently at the offsets the
 // metadata gives; block resolution, kernel selection and every mismatch between spec and metadata.
-#include "asmevo/verify/kernargs.hpp"
+#include "asmevo/launch/kernargs.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 
 namespace asmevo::test {
 

@@ -1,6 +1,6 @@
-// Tests of verify/launch_spec.hpp: parsing, every error path (JSON Pointer, all problems gathered), determinism of
+// Tests of launch/launch_spec.hpp: parsing, every error path (JSON Pointer, all problems gathered), determinism of
 // random inits against an independent splitmix64, and dtype rounding against a brute-force nearest-value oracle.
-#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -748,10 +748,10 @@ TEST(LaunchSpecSpecials, EveryHandWrittenPatternAppearsAndNothingElse) {
     EXPECT_EQ(seen, hand_specials(t)) << dtype_name(t);
   }
   // NaN patterns are NaN for the project's own fp8 decoder too, and fnuz 0x80 is not a zero there.
-  EXPECT_TRUE(std::isnan(emu::fp::fp8_to_f32(0x80, emu::fp::Fp8::e4m3fnuz)));
-  EXPECT_TRUE(std::isnan(emu::fp::fp8_to_f32(0x7f, emu::fp::Fp8::e4m3)));
-  EXPECT_EQ(emu::fp::fp8_to_f32(0x7e, emu::fp::Fp8::e4m3), 448.0f);
-  EXPECT_EQ(emu::fp::fp8_to_f32(0x7f, emu::fp::Fp8::e4m3fnuz), 240.0f);
+  EXPECT_TRUE(std::isnan(floats::fp8_to_f32(0x80, floats::Fp8::e4m3fnuz)));
+  EXPECT_TRUE(std::isnan(floats::fp8_to_f32(0x7f, floats::Fp8::e4m3)));
+  EXPECT_EQ(floats::fp8_to_f32(0x7e, floats::Fp8::e4m3), 448.0f);
+  EXPECT_EQ(floats::fp8_to_f32(0x7f, floats::Fp8::e4m3fnuz), 240.0f);
 }
 
 TEST(LaunchSpecSpecials, FractionIsAboutP) {

@@ -12,6 +12,7 @@
 
 #include "asmevo/analysis/loop_trips.hpp"
 #include "asmevo/verify/launch_facts.hpp"
+#include "asmevo/verify/timed_emulation.hpp"
 #include "calibrate/calibration.hpp"
 
 namespace {
@@ -45,9 +46,8 @@ TEST(LoopTrips, ConcreteTripCountsMatchTheEmulatorOnTheCalibrationKernels) {
       const auto li = analysis::find_loops(p, kb->cfg(), kb->entry_block());
       const auto counts = analysis::concrete_trip_counts(li, *kb);
       emu::EmulateOptions o;
-      o.timing = true;
       o.run.completion = emu::Completion::eager;
-      auto r = emu::emulate(k->module, k->elf, spec, o);
+      auto r = verify::emulate_timed(k->module, k->elf, spec, o);
       ASSERT_TRUE(r && r->ok() && r->timing) << (r ? r->stop.message : r.error().str());
       std::map<std::uint32_t, std::uint64_t> exec;  // InstId -> executions over all waves
       for (const auto& row2 : r->timing->instructions) exec[row2.id.value] = row2.executions;

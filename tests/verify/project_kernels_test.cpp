@@ -19,11 +19,12 @@
 
 #include "asmevo/codeobject/elf.hpp"
 #include "asmevo/codeobject/module.hpp"
+#include "asmevo/codeobject/recover.hpp"
+#include "asmevo/emu/launch.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/waitcnt.hpp"
-#include "asmevo/verify/emu/launch.hpp"
-#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "verify/launch_builders.hpp"
 
 namespace {

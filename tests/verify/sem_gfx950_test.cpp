@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "asmevo/verify/emu/launch.hpp"
-#include "asmevo/verify/emu/semantics.hpp"
+#include "asmevo/emu/launch.hpp"
+#include "asmevo/emu/semantics.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 #include "verify/emu_harness.hpp"
@@ -467,14 +467,15 @@ TEST(SemGfx950, TritonBf16MatmulThroughTheTransposingReadMatchesAReference) {
 // ---- coverage and corpus -----------------------------------------------------------------------------------------
 
 TEST(SemGfx950, TheNewOpcodesAreRegistered) {
-  const std::map<std::string, Exactness> want = {
-      {"v_bitop3_b32", Exactness::exact},       {"v_bitop3_b16", Exactness::approximate},
-      {"v_cvt_pk_bf16_f32", Exactness::exact},  {"v_cvt_pk_f16_f32", Exactness::exact},
-      {"ds_read_b64_tr_b16", Exactness::exact}, {"ds_read_b64_tr_b8", Exactness::exact},
-      {"ds_read_b64_tr_b4", Exactness::approximate}, {"global_load_lds_dwordx4", Exactness::exact},
-      {"global_load_lds_dwordx3", Exactness::exact}, {"global_load_lds_dword", Exactness::exact}};
-  for (const auto& [mn, ex] : want) {
-    const Semantics* s = find_semantics(mn);
+  const std::pair<Opcode, Exactness> want[] = {
+      {op::v_bitop3_b32, Exactness::exact},       {op::v_bitop3_b16, Exactness::approximate},
+      {op::v_cvt_pk_bf16_f32, Exactness::exact},  {op::v_cvt_pk_f16_f32, Exactness::exact},
+      {op::ds_read_b64_tr_b16, Exactness::exact}, {op::ds_read_b64_tr_b8, Exactness::exact},
+      {op::ds_read_b64_tr_b4, Exactness::approximate}, {op::global_load_lds_dwordx4, Exactness::exact},
+      {op::global_load_lds_dwordx3, Exactness::exact}, {op::global_load_lds_dword, Exactness::exact}};
+  for (const auto& [o, ex] : want) {
+    const std::string_view mn = op_name(o);
+    const Semantics* s = find_semantics(o);
     ASSERT_NE(s, nullptr) << mn;
     EXPECT_EQ(s->exactness, ex) << mn;
     if (ex == Exactness::approximate) EXPECT_FALSE(s->note.empty()) << mn << ": an approximation says what it gives up";
@@ -488,25 +489,26 @@ TEST(SemGfx950, EveryCorpusUseDecodesToItsHandler) {
     if (p.filename().string().find(".gfx950.") != std::string::npos) files.push_back(p);
   for (const auto& p : asmevo::test::code_objects(corpus / "aiter-co" / "gfx950")) files.push_back(p);
   ASSERT_FALSE(files.empty());
-  const std::string names[] = {"v_bitop3_b16", "v_bitop3_b32", "v_cvt_pk_bf16_f32", "v_cvt_pk_f16_f32",
-                               "ds_read_b64_tr_b16", "ds_read_b64_tr_b8", "ds_read_b64_tr_b4", "global_load_lds_dwordx4"};
-  std::map<std::string, unsigned> seen;
+  const Opcode names[] = {op::v_bitop3_b16,       op::v_bitop3_b32,      op::v_cvt_pk_bf16_f32, op::v_cvt_pk_f16_f32,
+                          op::ds_read_b64_tr_b16, op::ds_read_b64_tr_b8, op::ds_read_b64_tr_b4, op::global_load_lds_dwordx4};
+  std::map<Opcode, unsigned> seen;
   for (const auto& file : files) {
     auto obj = emu::test::recover_object(file.string());
     ASSERT_TRUE(obj) << file;
     auto code = emu::test::decode_object(*obj);
     ASSERT_TRUE(code) << file;
     for (const Op& op : code->ops) {
+      const Opcode o = op.opcode;
       const std::string mn(op.mnemonic());
-      if (std::find(std::begin(names), std::end(names), mn) == std::end(names)) continue;
-      ++seen[mn];
-      const Semantics* sem = find_semantics(mn);
+      if (std::find(std::begin(names), std::end(names), o) == std::end(names)) continue;
+      ++seen[o];
+      const Semantics* sem = find_semantics(o);
       ASSERT_NE(sem, nullptr) << mn;
       EXPECT_EQ(op.fn, sem->fn) << file.filename() << " " << mn << " i" << op.id.value << " does not reach its handler";
-      if (mn.starts_with("v_bitop3")) EXPECT_NE(op.aux, 0u) << "the corpus immediates are non-zero (bitop3 kept in Op::aux)";
+      if (one_of(o, op::v_bitop3_b16, op::v_bitop3_b32)) EXPECT_NE(op.aux, 0u) << "the corpus immediates are non-zero (bitop3 kept in Op::aux)";
     }
   }
-  for (const auto& n : names) EXPECT_GT(seen[n], 0u) << n << " no longer appears in the gfx950 corpus";
+  for (const Opcode n : names) EXPECT_GT(seen[n], 0u) << op_name(n) << " no longer appears in the gfx950 corpus";
 }
 
 }  // namespace

@@ -456,10 +456,10 @@ TEST(BufferFormat, UnsupportedFormatStops) {
 }
 
 TEST(ImageCoverage, TheFourBlitOpcodesHaveSemantics) {
-  for (const char* m : {"image_load", "image_store", "buffer_load_format_xyzw", "buffer_store_format_xyzw"}) {
-    const Semantics* s = find_semantics(m);
-    ASSERT_NE(s, nullptr) << m;
-    EXPECT_FALSE(s->note.empty()) << m << ": an approximate entry says what it approximates";
+  for (const Opcode o : {op::image_load, op::image_store, op::buffer_load_format_xyzw, op::buffer_store_format_xyzw}) {
+    const Semantics* s = find_semantics(o);
+    ASSERT_NE(s, nullptr) << op_name(o);
+    EXPECT_FALSE(s->note.empty()) << op_name(o) << ": an approximate entry says what it approximates";
   }
 }
 

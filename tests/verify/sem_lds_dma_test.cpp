@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "asmevo/verify/emu/semantics.hpp"
+#include "asmevo/emu/semantics.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 #include "verify/emu_harness.hpp"
@@ -350,11 +350,11 @@ TEST_P(LdsDma, MisalignedLdsDestinationIsUnsupported) {
   const Stop& st = s->run();
   ASSERT_EQ(st.kind, Stop::Kind::unsupported);
   EXPECT_NE(st.message.find("not dword-aligned"), std::string::npos) << st.message;
-  for (const char* mn : {"buffer_load_ubyte", "buffer_load_sbyte", "buffer_load_ushort", "buffer_load_sshort",
-                         "buffer_load_dword", "buffer_load_dwordx3", "buffer_load_dwordx4", "buffer_load_format_x"}) {
-    const Semantics* sem = find_semantics(mn);
-    ASSERT_NE(sem, nullptr) << mn;
-    EXPECT_EQ(sem->exactness, Exactness::exact) << mn;
+  for (const Opcode o : {op::buffer_load_ubyte, op::buffer_load_sbyte, op::buffer_load_ushort, op::buffer_load_sshort,
+                         op::buffer_load_dword, op::buffer_load_dwordx3, op::buffer_load_dwordx4, op::buffer_load_format_x}) {
+    const Semantics* sem = find_semantics(o);
+    ASSERT_NE(sem, nullptr) << op_name(o);
+    EXPECT_EQ(sem->exactness, Exactness::exact) << op_name(o);
   }
 }
 
@@ -395,7 +395,7 @@ TEST(LdsDmaCorpus, EveryAiterUseDecodesToTheLdsForm) {
         if (!op.info || !op.info->has(isa::prop::lds_dma)) continue;
         const std::string mn(op.mnemonic());
         ++seen[std::string(t) + " " + mn];
-        const Semantics* sem = find_semantics(mn);
+        const Semantics* sem = find_semantics(op.opcode);
         ASSERT_NE(sem, nullptr) << mn;
         EXPECT_EQ(op.fn, sem->fn) << file.filename() << " " << mn << " i" << op.id.value << " does not reach its handler";
         EXPECT_TRUE(emu::detail::is_lds_dma(op));

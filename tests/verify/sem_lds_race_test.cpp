@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "asmevo/codeobject/rebuild.hpp"
+#include "asmevo/codeobject/recover.hpp"
+#include "asmevo/emu/launch.hpp"
+#include "asmevo/emu/semantics.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/verify/code_object.hpp"
-#include "asmevo/verify/emu/launch.hpp"
-#include "asmevo/verify/emu/semantics.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/emu_harness.hpp"
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "asmevo/analysis/mfma_info.hpp"
-#include "asmevo/verify/emu/fp_mx.hpp"
+#include "asmevo/emu/fp_mx.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {
@@ -35,90 +35,91 @@ using u64 = std::uint64_t;
 enum class Ty { f32, xf32, f16, bf16, i8, i32, f64, fp8, bf8 };
 
 struct Case {
-  const char* mnemonic;
+  Opcode op;
   Target target;
   unsigned m, n, k, blocks;
   Ty a, b, cd;
   bool sparse, blgp, cbsz_abid;
   unsigned cycles;
+  [[nodiscard]] std::string mnemonic() const { return std::string(op_name(op)); }
 };
 
 // matrix_calculator.py dict_insts['cdna2'] (gfx90a) and ['cdna3'] (gfx942): in_type, in_type_src1, out_type, m, n, k,
 // blocks, sparse, blgp, cbsz_abid, cycles.
 const Case cases[] = {
-    {"v_mfma_f32_16x16x16bf16_1k", Target::gfx90a, 16, 16, 16, 1, Ty::bf16, Ty::bf16, Ty::f32, false, true, false, 32},
-    {"v_mfma_f32_16x16x16f16", Target::gfx90a, 16, 16, 16, 1, Ty::f16, Ty::f16, Ty::f32, false, true, false, 32},
-    {"v_mfma_f32_16x16x1f32", Target::gfx90a, 16, 16, 1, 4, Ty::f32, Ty::f32, Ty::f32, false, true, true, 32},
-    {"v_mfma_f32_16x16x2bf16", Target::gfx90a, 16, 16, 2, 4, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 32},
-    {"v_mfma_f32_16x16x4bf16_1k", Target::gfx90a, 16, 16, 4, 4, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 32},
-    {"v_mfma_f32_16x16x4f16", Target::gfx90a, 16, 16, 4, 4, Ty::f16, Ty::f16, Ty::f32, false, true, true, 32},
-    {"v_mfma_f32_16x16x4f32", Target::gfx90a, 16, 16, 4, 1, Ty::f32, Ty::f32, Ty::f32, false, true, false, 32},
-    {"v_mfma_f32_16x16x8bf16", Target::gfx90a, 16, 16, 8, 1, Ty::bf16, Ty::bf16, Ty::f32, false, true, false, 32},
-    {"v_mfma_f32_32x32x1f32", Target::gfx90a, 32, 32, 1, 2, Ty::f32, Ty::f32, Ty::f32, false, true, true, 64},
-    {"v_mfma_f32_32x32x2bf16", Target::gfx90a, 32, 32, 2, 2, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 64},
-    {"v_mfma_f32_32x32x2f32", Target::gfx90a, 32, 32, 2, 1, Ty::f32, Ty::f32, Ty::f32, false, true, false, 64},
-    {"v_mfma_f32_32x32x4bf16", Target::gfx90a, 32, 32, 4, 1, Ty::bf16, Ty::bf16, Ty::f32, false, true, false, 64},
-    {"v_mfma_f32_32x32x4bf16_1k", Target::gfx90a, 32, 32, 4, 2, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 64},
-    {"v_mfma_f32_32x32x4f16", Target::gfx90a, 32, 32, 4, 2, Ty::f16, Ty::f16, Ty::f32, false, true, true, 64},
-    {"v_mfma_f32_32x32x8bf16_1k", Target::gfx90a, 32, 32, 8, 1, Ty::bf16, Ty::bf16, Ty::f32, false, true, false, 64},
-    {"v_mfma_f32_32x32x8f16", Target::gfx90a, 32, 32, 8, 1, Ty::f16, Ty::f16, Ty::f32, false, true, false, 64},
-    {"v_mfma_f32_4x4x1f32", Target::gfx90a, 4, 4, 1, 16, Ty::f32, Ty::f32, Ty::f32, false, true, true, 8},
-    {"v_mfma_f32_4x4x2bf16", Target::gfx90a, 4, 4, 2, 16, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 8},
-    {"v_mfma_f32_4x4x4bf16_1k", Target::gfx90a, 4, 4, 4, 16, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 8},
-    {"v_mfma_f32_4x4x4f16", Target::gfx90a, 4, 4, 4, 16, Ty::f16, Ty::f16, Ty::f32, false, true, true, 8},
-    {"v_mfma_f64_16x16x4f64", Target::gfx90a, 16, 16, 4, 1, Ty::f64, Ty::f64, Ty::f64, false, false, false, 32},
-    {"v_mfma_f64_4x4x4f64", Target::gfx90a, 4, 4, 4, 4, Ty::f64, Ty::f64, Ty::f64, false, false, false, 16},
-    {"v_mfma_i32_16x16x16i8", Target::gfx90a, 16, 16, 16, 1, Ty::i8, Ty::i8, Ty::i32, false, true, false, 32},
-    {"v_mfma_i32_16x16x4i8", Target::gfx90a, 16, 16, 4, 4, Ty::i8, Ty::i8, Ty::i32, false, true, true, 32},
-    {"v_mfma_i32_32x32x4i8", Target::gfx90a, 32, 32, 4, 2, Ty::i8, Ty::i8, Ty::i32, false, true, true, 64},
-    {"v_mfma_i32_32x32x8i8", Target::gfx90a, 32, 32, 8, 1, Ty::i8, Ty::i8, Ty::i32, false, true, false, 64},
-    {"v_mfma_i32_4x4x4i8", Target::gfx90a, 4, 4, 4, 16, Ty::i8, Ty::i8, Ty::i32, false, true, true, 8},
-    {"v_mfma_f32_16x16x16_bf16", Target::gfx942, 16, 16, 16, 1, Ty::bf16, Ty::bf16, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_16x16x16_f16", Target::gfx942, 16, 16, 16, 1, Ty::f16, Ty::f16, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_16x16x1_4b_f32", Target::gfx942, 16, 16, 1, 4, Ty::f32, Ty::f32, Ty::f32, false, true, true, 32},
-    {"v_mfma_f32_16x16x32_bf8_bf8", Target::gfx942, 16, 16, 32, 1, Ty::bf8, Ty::bf8, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_16x16x32_bf8_fp8", Target::gfx942, 16, 16, 32, 1, Ty::bf8, Ty::fp8, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_16x16x32_fp8_bf8", Target::gfx942, 16, 16, 32, 1, Ty::fp8, Ty::bf8, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_16x16x32_fp8_fp8", Target::gfx942, 16, 16, 32, 1, Ty::fp8, Ty::fp8, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_16x16x4_4b_bf16", Target::gfx942, 16, 16, 4, 4, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 32},
-    {"v_mfma_f32_16x16x4_4b_f16", Target::gfx942, 16, 16, 4, 4, Ty::f16, Ty::f16, Ty::f32, false, true, true, 32},
-    {"v_mfma_f32_16x16x4_f32", Target::gfx942, 16, 16, 4, 1, Ty::f32, Ty::f32, Ty::f32, false, true, false, 32},
-    {"v_mfma_f32_16x16x8_xf32", Target::gfx942, 16, 16, 8, 1, Ty::xf32, Ty::xf32, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_32x32x16_bf8_bf8", Target::gfx942, 32, 32, 16, 1, Ty::bf8, Ty::bf8, Ty::f32, false, false, false, 32},
-    {"v_mfma_f32_32x32x16_bf8_fp8", Target::gfx942, 32, 32, 16, 1, Ty::bf8, Ty::fp8, Ty::f32, false, false, false, 32},
-    {"v_mfma_f32_32x32x16_fp8_bf8", Target::gfx942, 32, 32, 16, 1, Ty::fp8, Ty::bf8, Ty::f32, false, false, false, 32},
-    {"v_mfma_f32_32x32x16_fp8_fp8", Target::gfx942, 32, 32, 16, 1, Ty::fp8, Ty::fp8, Ty::f32, false, false, false, 32},
-    {"v_mfma_f32_32x32x1_2b_f32", Target::gfx942, 32, 32, 1, 2, Ty::f32, Ty::f32, Ty::f32, false, true, true, 64},
-    {"v_mfma_f32_32x32x2_f32", Target::gfx942, 32, 32, 2, 1, Ty::f32, Ty::f32, Ty::f32, false, true, false, 64},
-    {"v_mfma_f32_32x32x4_2b_bf16", Target::gfx942, 32, 32, 4, 2, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 64},
-    {"v_mfma_f32_32x32x4_2b_f16", Target::gfx942, 32, 32, 4, 2, Ty::f16, Ty::f16, Ty::f32, false, true, true, 64},
-    {"v_mfma_f32_32x32x4_xf32", Target::gfx942, 32, 32, 4, 1, Ty::xf32, Ty::xf32, Ty::f32, false, false, false, 32},
-    {"v_mfma_f32_32x32x8_bf16", Target::gfx942, 32, 32, 8, 1, Ty::bf16, Ty::bf16, Ty::f32, false, false, false, 32},
-    {"v_mfma_f32_32x32x8_f16", Target::gfx942, 32, 32, 8, 1, Ty::f16, Ty::f16, Ty::f32, false, false, false, 32},
-    {"v_mfma_f32_4x4x1_16b_f32", Target::gfx942, 4, 4, 1, 16, Ty::f32, Ty::f32, Ty::f32, false, true, true, 8},
-    {"v_mfma_f32_4x4x4_16b_bf16", Target::gfx942, 4, 4, 4, 16, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 8},
-    {"v_mfma_f32_4x4x4_16b_f16", Target::gfx942, 4, 4, 4, 16, Ty::f16, Ty::f16, Ty::f32, false, true, true, 8},
-    {"v_mfma_f64_16x16x4_f64", Target::gfx942, 16, 16, 4, 1, Ty::f64, Ty::f64, Ty::f64, false, true, false, 32},
-    {"v_mfma_f64_4x4x4_4b_f64", Target::gfx942, 4, 4, 4, 4, Ty::f64, Ty::f64, Ty::f64, false, true, false, 16},
-    {"v_mfma_i32_16x16x32_i8", Target::gfx942, 16, 16, 32, 1, Ty::i8, Ty::i8, Ty::i32, false, false, false, 16},
-    {"v_mfma_i32_16x16x4_4b_i8", Target::gfx942, 16, 16, 4, 4, Ty::i8, Ty::i8, Ty::i32, false, true, true, 32},
-    {"v_mfma_i32_32x32x16_i8", Target::gfx942, 32, 32, 16, 1, Ty::i8, Ty::i8, Ty::i32, false, false, false, 32},
-    {"v_mfma_i32_32x32x4_2b_i8", Target::gfx942, 32, 32, 4, 2, Ty::i8, Ty::i8, Ty::i32, false, true, true, 64},
-    {"v_mfma_i32_4x4x4_16b_i8", Target::gfx942, 4, 4, 4, 16, Ty::i8, Ty::i8, Ty::i32, false, true, true, 8},
-    {"v_smfmac_f32_16x16x32_bf16", Target::gfx942, 16, 16, 32, 1, Ty::bf16, Ty::bf16, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_16x16x32_f16", Target::gfx942, 16, 16, 32, 1, Ty::f16, Ty::f16, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_16x16x64_bf8_bf8", Target::gfx942, 16, 16, 64, 1, Ty::bf8, Ty::bf8, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_16x16x64_bf8_fp8", Target::gfx942, 16, 16, 64, 1, Ty::bf8, Ty::fp8, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_16x16x64_fp8_bf8", Target::gfx942, 16, 16, 64, 1, Ty::fp8, Ty::bf8, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_16x16x64_fp8_fp8", Target::gfx942, 16, 16, 64, 1, Ty::fp8, Ty::fp8, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_32x32x16_bf16", Target::gfx942, 32, 32, 16, 1, Ty::bf16, Ty::bf16, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_32x32x16_f16", Target::gfx942, 32, 32, 16, 1, Ty::f16, Ty::f16, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_32x32x32_bf8_bf8", Target::gfx942, 32, 32, 32, 1, Ty::bf8, Ty::bf8, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_32x32x32_bf8_fp8", Target::gfx942, 32, 32, 32, 1, Ty::bf8, Ty::fp8, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_32x32x32_fp8_bf8", Target::gfx942, 32, 32, 32, 1, Ty::fp8, Ty::bf8, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_32x32x32_fp8_fp8", Target::gfx942, 32, 32, 32, 1, Ty::fp8, Ty::fp8, Ty::f32, true, false, true, 32},
-    {"v_smfmac_i32_16x16x64_i8", Target::gfx942, 16, 16, 64, 1, Ty::i8, Ty::i8, Ty::i32, true, false, true, 16},
-    {"v_smfmac_i32_32x32x32_i8", Target::gfx942, 32, 32, 32, 1, Ty::i8, Ty::i8, Ty::i32, true, false, true, 32},
+    {op::v_mfma_f32_16x16x16bf16_1k, Target::gfx90a, 16, 16, 16, 1, Ty::bf16, Ty::bf16, Ty::f32, false, true, false, 32},
+    {op::v_mfma_f32_16x16x16f16, Target::gfx90a, 16, 16, 16, 1, Ty::f16, Ty::f16, Ty::f32, false, true, false, 32},
+    {op::v_mfma_f32_16x16x1f32, Target::gfx90a, 16, 16, 1, 4, Ty::f32, Ty::f32, Ty::f32, false, true, true, 32},
+    {op::v_mfma_f32_16x16x2bf16, Target::gfx90a, 16, 16, 2, 4, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 32},
+    {op::v_mfma_f32_16x16x4bf16_1k, Target::gfx90a, 16, 16, 4, 4, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 32},
+    {op::v_mfma_f32_16x16x4f16, Target::gfx90a, 16, 16, 4, 4, Ty::f16, Ty::f16, Ty::f32, false, true, true, 32},
+    {op::v_mfma_f32_16x16x4f32, Target::gfx90a, 16, 16, 4, 1, Ty::f32, Ty::f32, Ty::f32, false, true, false, 32},
+    {op::v_mfma_f32_16x16x8bf16, Target::gfx90a, 16, 16, 8, 1, Ty::bf16, Ty::bf16, Ty::f32, false, true, false, 32},
+    {op::v_mfma_f32_32x32x1f32, Target::gfx90a, 32, 32, 1, 2, Ty::f32, Ty::f32, Ty::f32, false, true, true, 64},
+    {op::v_mfma_f32_32x32x2bf16, Target::gfx90a, 32, 32, 2, 2, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 64},
+    {op::v_mfma_f32_32x32x2f32, Target::gfx90a, 32, 32, 2, 1, Ty::f32, Ty::f32, Ty::f32, false, true, false, 64},
+    {op::v_mfma_f32_32x32x4bf16, Target::gfx90a, 32, 32, 4, 1, Ty::bf16, Ty::bf16, Ty::f32, false, true, false, 64},
+    {op::v_mfma_f32_32x32x4bf16_1k, Target::gfx90a, 32, 32, 4, 2, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 64},
+    {op::v_mfma_f32_32x32x4f16, Target::gfx90a, 32, 32, 4, 2, Ty::f16, Ty::f16, Ty::f32, false, true, true, 64},
+    {op::v_mfma_f32_32x32x8bf16_1k, Target::gfx90a, 32, 32, 8, 1, Ty::bf16, Ty::bf16, Ty::f32, false, true, false, 64},
+    {op::v_mfma_f32_32x32x8f16, Target::gfx90a, 32, 32, 8, 1, Ty::f16, Ty::f16, Ty::f32, false, true, false, 64},
+    {op::v_mfma_f32_4x4x1f32, Target::gfx90a, 4, 4, 1, 16, Ty::f32, Ty::f32, Ty::f32, false, true, true, 8},
+    {op::v_mfma_f32_4x4x2bf16, Target::gfx90a, 4, 4, 2, 16, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 8},
+    {op::v_mfma_f32_4x4x4bf16_1k, Target::gfx90a, 4, 4, 4, 16, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 8},
+    {op::v_mfma_f32_4x4x4f16, Target::gfx90a, 4, 4, 4, 16, Ty::f16, Ty::f16, Ty::f32, false, true, true, 8},
+    {op::v_mfma_f64_16x16x4f64, Target::gfx90a, 16, 16, 4, 1, Ty::f64, Ty::f64, Ty::f64, false, false, false, 32},
+    {op::v_mfma_f64_4x4x4f64, Target::gfx90a, 4, 4, 4, 4, Ty::f64, Ty::f64, Ty::f64, false, false, false, 16},
+    {op::v_mfma_i32_16x16x16i8, Target::gfx90a, 16, 16, 16, 1, Ty::i8, Ty::i8, Ty::i32, false, true, false, 32},
+    {op::v_mfma_i32_16x16x4i8, Target::gfx90a, 16, 16, 4, 4, Ty::i8, Ty::i8, Ty::i32, false, true, true, 32},
+    {op::v_mfma_i32_32x32x4i8, Target::gfx90a, 32, 32, 4, 2, Ty::i8, Ty::i8, Ty::i32, false, true, true, 64},
+    {op::v_mfma_i32_32x32x8i8, Target::gfx90a, 32, 32, 8, 1, Ty::i8, Ty::i8, Ty::i32, false, true, false, 64},
+    {op::v_mfma_i32_4x4x4i8, Target::gfx90a, 4, 4, 4, 16, Ty::i8, Ty::i8, Ty::i32, false, true, true, 8},
+    {op::v_mfma_f32_16x16x16_bf16, Target::gfx942, 16, 16, 16, 1, Ty::bf16, Ty::bf16, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_16x16x16_f16, Target::gfx942, 16, 16, 16, 1, Ty::f16, Ty::f16, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_16x16x1_4b_f32, Target::gfx942, 16, 16, 1, 4, Ty::f32, Ty::f32, Ty::f32, false, true, true, 32},
+    {op::v_mfma_f32_16x16x32_bf8_bf8, Target::gfx942, 16, 16, 32, 1, Ty::bf8, Ty::bf8, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_16x16x32_bf8_fp8, Target::gfx942, 16, 16, 32, 1, Ty::bf8, Ty::fp8, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_16x16x32_fp8_bf8, Target::gfx942, 16, 16, 32, 1, Ty::fp8, Ty::bf8, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_16x16x32_fp8_fp8, Target::gfx942, 16, 16, 32, 1, Ty::fp8, Ty::fp8, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_16x16x4_4b_bf16, Target::gfx942, 16, 16, 4, 4, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 32},
+    {op::v_mfma_f32_16x16x4_4b_f16, Target::gfx942, 16, 16, 4, 4, Ty::f16, Ty::f16, Ty::f32, false, true, true, 32},
+    {op::v_mfma_f32_16x16x4_f32, Target::gfx942, 16, 16, 4, 1, Ty::f32, Ty::f32, Ty::f32, false, true, false, 32},
+    {op::v_mfma_f32_16x16x8_xf32, Target::gfx942, 16, 16, 8, 1, Ty::xf32, Ty::xf32, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_32x32x16_bf8_bf8, Target::gfx942, 32, 32, 16, 1, Ty::bf8, Ty::bf8, Ty::f32, false, false, false, 32},
+    {op::v_mfma_f32_32x32x16_bf8_fp8, Target::gfx942, 32, 32, 16, 1, Ty::bf8, Ty::fp8, Ty::f32, false, false, false, 32},
+    {op::v_mfma_f32_32x32x16_fp8_bf8, Target::gfx942, 32, 32, 16, 1, Ty::fp8, Ty::bf8, Ty::f32, false, false, false, 32},
+    {op::v_mfma_f32_32x32x16_fp8_fp8, Target::gfx942, 32, 32, 16, 1, Ty::fp8, Ty::fp8, Ty::f32, false, false, false, 32},
+    {op::v_mfma_f32_32x32x1_2b_f32, Target::gfx942, 32, 32, 1, 2, Ty::f32, Ty::f32, Ty::f32, false, true, true, 64},
+    {op::v_mfma_f32_32x32x2_f32, Target::gfx942, 32, 32, 2, 1, Ty::f32, Ty::f32, Ty::f32, false, true, false, 64},
+    {op::v_mfma_f32_32x32x4_2b_bf16, Target::gfx942, 32, 32, 4, 2, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 64},
+    {op::v_mfma_f32_32x32x4_2b_f16, Target::gfx942, 32, 32, 4, 2, Ty::f16, Ty::f16, Ty::f32, false, true, true, 64},
+    {op::v_mfma_f32_32x32x4_xf32, Target::gfx942, 32, 32, 4, 1, Ty::xf32, Ty::xf32, Ty::f32, false, false, false, 32},
+    {op::v_mfma_f32_32x32x8_bf16, Target::gfx942, 32, 32, 8, 1, Ty::bf16, Ty::bf16, Ty::f32, false, false, false, 32},
+    {op::v_mfma_f32_32x32x8_f16, Target::gfx942, 32, 32, 8, 1, Ty::f16, Ty::f16, Ty::f32, false, false, false, 32},
+    {op::v_mfma_f32_4x4x1_16b_f32, Target::gfx942, 4, 4, 1, 16, Ty::f32, Ty::f32, Ty::f32, false, true, true, 8},
+    {op::v_mfma_f32_4x4x4_16b_bf16, Target::gfx942, 4, 4, 4, 16, Ty::bf16, Ty::bf16, Ty::f32, false, true, true, 8},
+    {op::v_mfma_f32_4x4x4_16b_f16, Target::gfx942, 4, 4, 4, 16, Ty::f16, Ty::f16, Ty::f32, false, true, true, 8},
+    {op::v_mfma_f64_16x16x4_f64, Target::gfx942, 16, 16, 4, 1, Ty::f64, Ty::f64, Ty::f64, false, true, false, 32},
+    {op::v_mfma_f64_4x4x4_4b_f64, Target::gfx942, 4, 4, 4, 4, Ty::f64, Ty::f64, Ty::f64, false, true, false, 16},
+    {op::v_mfma_i32_16x16x32_i8, Target::gfx942, 16, 16, 32, 1, Ty::i8, Ty::i8, Ty::i32, false, false, false, 16},
+    {op::v_mfma_i32_16x16x4_4b_i8, Target::gfx942, 16, 16, 4, 4, Ty::i8, Ty::i8, Ty::i32, false, true, true, 32},
+    {op::v_mfma_i32_32x32x16_i8, Target::gfx942, 32, 32, 16, 1, Ty::i8, Ty::i8, Ty::i32, false, false, false, 32},
+    {op::v_mfma_i32_32x32x4_2b_i8, Target::gfx942, 32, 32, 4, 2, Ty::i8, Ty::i8, Ty::i32, false, true, true, 64},
+    {op::v_mfma_i32_4x4x4_16b_i8, Target::gfx942, 4, 4, 4, 16, Ty::i8, Ty::i8, Ty::i32, false, true, true, 8},
+    {op::v_smfmac_f32_16x16x32_bf16, Target::gfx942, 16, 16, 32, 1, Ty::bf16, Ty::bf16, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_16x16x32_f16, Target::gfx942, 16, 16, 32, 1, Ty::f16, Ty::f16, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_16x16x64_bf8_bf8, Target::gfx942, 16, 16, 64, 1, Ty::bf8, Ty::bf8, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_16x16x64_bf8_fp8, Target::gfx942, 16, 16, 64, 1, Ty::bf8, Ty::fp8, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_16x16x64_fp8_bf8, Target::gfx942, 16, 16, 64, 1, Ty::fp8, Ty::bf8, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_16x16x64_fp8_fp8, Target::gfx942, 16, 16, 64, 1, Ty::fp8, Ty::fp8, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_32x32x16_bf16, Target::gfx942, 32, 32, 16, 1, Ty::bf16, Ty::bf16, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_32x32x16_f16, Target::gfx942, 32, 32, 16, 1, Ty::f16, Ty::f16, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_32x32x32_bf8_bf8, Target::gfx942, 32, 32, 32, 1, Ty::bf8, Ty::bf8, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_32x32x32_bf8_fp8, Target::gfx942, 32, 32, 32, 1, Ty::bf8, Ty::fp8, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_32x32x32_fp8_bf8, Target::gfx942, 32, 32, 32, 1, Ty::fp8, Ty::bf8, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_32x32x32_fp8_fp8, Target::gfx942, 32, 32, 32, 1, Ty::fp8, Ty::fp8, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_i32_16x16x64_i8, Target::gfx942, 16, 16, 64, 1, Ty::i8, Ty::i8, Ty::i32, true, false, true, 16},
+    {op::v_smfmac_i32_32x32x32_i8, Target::gfx942, 32, 32, 32, 1, Ty::i8, Ty::i8, Ty::i32, true, false, true, 32},
 };
 
 // gfx950-only forms with the CDNA3 register rule: shapes from the mnemonics; cycles from AMD's CDNA4 blog table
@@ -126,26 +127,26 @@ const Case cases[] = {
 // SIDPGFX950FullSpeedModel (V_MFMA_.32_16X16X64 4 passes, V_MFMA_.32_32X32X32_ 8, V_SMFMAC_.32_16X16X 4,
 // V_SMFMAC_.32_32X32X 8), times 4 cycles per pass.
 const Case cases950[] = {
-    {"v_mfma_f32_16x16x32_f16", Target::gfx950, 16, 16, 32, 1, Ty::f16, Ty::f16, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_32x32x16_f16", Target::gfx950, 32, 32, 16, 1, Ty::f16, Ty::f16, Ty::f32, false, false, false, 32},
-    {"v_mfma_f32_16x16x32_bf16", Target::gfx950, 16, 16, 32, 1, Ty::bf16, Ty::bf16, Ty::f32, false, false, false, 16},
-    {"v_mfma_f32_32x32x16_bf16", Target::gfx950, 32, 32, 16, 1, Ty::bf16, Ty::bf16, Ty::f32, false, false, false, 32},
-    {"v_mfma_i32_16x16x64_i8", Target::gfx950, 16, 16, 64, 1, Ty::i8, Ty::i8, Ty::i32, false, false, false, 16},
-    {"v_mfma_i32_32x32x32_i8", Target::gfx950, 32, 32, 32, 1, Ty::i8, Ty::i8, Ty::i32, false, false, false, 32},
-    {"v_smfmac_f32_16x16x64_f16", Target::gfx950, 16, 16, 64, 1, Ty::f16, Ty::f16, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_32x32x32_f16", Target::gfx950, 32, 32, 32, 1, Ty::f16, Ty::f16, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_16x16x64_bf16", Target::gfx950, 16, 16, 64, 1, Ty::bf16, Ty::bf16, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_32x32x32_bf16", Target::gfx950, 32, 32, 32, 1, Ty::bf16, Ty::bf16, Ty::f32, true, false, true, 32},
-    {"v_smfmac_i32_16x16x128_i8", Target::gfx950, 16, 16, 128, 1, Ty::i8, Ty::i8, Ty::i32, true, false, true, 16},
-    {"v_smfmac_i32_32x32x64_i8", Target::gfx950, 32, 32, 64, 1, Ty::i8, Ty::i8, Ty::i32, true, false, true, 32},
-    {"v_smfmac_f32_16x16x128_fp8_fp8", Target::gfx950, 16, 16, 128, 1, Ty::fp8, Ty::fp8, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_16x16x128_fp8_bf8", Target::gfx950, 16, 16, 128, 1, Ty::fp8, Ty::bf8, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_16x16x128_bf8_fp8", Target::gfx950, 16, 16, 128, 1, Ty::bf8, Ty::fp8, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_16x16x128_bf8_bf8", Target::gfx950, 16, 16, 128, 1, Ty::bf8, Ty::bf8, Ty::f32, true, false, true, 16},
-    {"v_smfmac_f32_32x32x64_fp8_fp8", Target::gfx950, 32, 32, 64, 1, Ty::fp8, Ty::fp8, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_32x32x64_fp8_bf8", Target::gfx950, 32, 32, 64, 1, Ty::fp8, Ty::bf8, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_32x32x64_bf8_fp8", Target::gfx950, 32, 32, 64, 1, Ty::bf8, Ty::fp8, Ty::f32, true, false, true, 32},
-    {"v_smfmac_f32_32x32x64_bf8_bf8", Target::gfx950, 32, 32, 64, 1, Ty::bf8, Ty::bf8, Ty::f32, true, false, true, 32},
+    {op::v_mfma_f32_16x16x32_f16, Target::gfx950, 16, 16, 32, 1, Ty::f16, Ty::f16, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_32x32x16_f16, Target::gfx950, 32, 32, 16, 1, Ty::f16, Ty::f16, Ty::f32, false, false, false, 32},
+    {op::v_mfma_f32_16x16x32_bf16, Target::gfx950, 16, 16, 32, 1, Ty::bf16, Ty::bf16, Ty::f32, false, false, false, 16},
+    {op::v_mfma_f32_32x32x16_bf16, Target::gfx950, 32, 32, 16, 1, Ty::bf16, Ty::bf16, Ty::f32, false, false, false, 32},
+    {op::v_mfma_i32_16x16x64_i8, Target::gfx950, 16, 16, 64, 1, Ty::i8, Ty::i8, Ty::i32, false, false, false, 16},
+    {op::v_mfma_i32_32x32x32_i8, Target::gfx950, 32, 32, 32, 1, Ty::i8, Ty::i8, Ty::i32, false, false, false, 32},
+    {op::v_smfmac_f32_16x16x64_f16, Target::gfx950, 16, 16, 64, 1, Ty::f16, Ty::f16, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_32x32x32_f16, Target::gfx950, 32, 32, 32, 1, Ty::f16, Ty::f16, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_16x16x64_bf16, Target::gfx950, 16, 16, 64, 1, Ty::bf16, Ty::bf16, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_32x32x32_bf16, Target::gfx950, 32, 32, 32, 1, Ty::bf16, Ty::bf16, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_i32_16x16x128_i8, Target::gfx950, 16, 16, 128, 1, Ty::i8, Ty::i8, Ty::i32, true, false, true, 16},
+    {op::v_smfmac_i32_32x32x64_i8, Target::gfx950, 32, 32, 64, 1, Ty::i8, Ty::i8, Ty::i32, true, false, true, 32},
+    {op::v_smfmac_f32_16x16x128_fp8_fp8, Target::gfx950, 16, 16, 128, 1, Ty::fp8, Ty::fp8, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_16x16x128_fp8_bf8, Target::gfx950, 16, 16, 128, 1, Ty::fp8, Ty::bf8, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_16x16x128_bf8_fp8, Target::gfx950, 16, 16, 128, 1, Ty::bf8, Ty::fp8, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_16x16x128_bf8_bf8, Target::gfx950, 16, 16, 128, 1, Ty::bf8, Ty::bf8, Ty::f32, true, false, true, 16},
+    {op::v_smfmac_f32_32x32x64_fp8_fp8, Target::gfx950, 32, 32, 64, 1, Ty::fp8, Ty::fp8, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_32x32x64_fp8_bf8, Target::gfx950, 32, 32, 64, 1, Ty::fp8, Ty::bf8, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_32x32x64_bf8_fp8, Target::gfx950, 32, 32, 64, 1, Ty::bf8, Ty::fp8, Ty::f32, true, false, true, 32},
+    {op::v_smfmac_f32_32x32x64_bf8_bf8, Target::gfx950, 32, 32, 64, 1, Ty::bf8, Ty::bf8, Ty::f32, true, false, true, 32},
 };
 
 unsigned width(Ty t) {
@@ -354,7 +355,7 @@ int run_case(const Case& cs, const Variant& v, u64 seed) {
   const char ab = v.ab_agpr ? 'a' : 'v', cdf = v.cd_agpr ? 'a' : 'v';
   const unsigned dfirst = v.d_is_c ? c_base : d_base;
   const unsigned cfirst = cs.sparse ? dfirst : c_base;  // SMFMAC accumulates into vdst
-  std::string text = std::string("\t") + cs.mnemonic + " " + reg_text(cdf, dfirst, DC) + ", " +
+  std::string text = std::string("\t") + cs.mnemonic() + " " + reg_text(cdf, dfirst, DC) + ", " +
                      reg_text(ab, a_base, DA) + ", " + reg_text(ab, b_base, DB) + ", ";
   if (cs.sparse) text += reg_text('v', idx_reg, 1);
   else text += v.c_zero ? std::string("0") : reg_text(cdf, cfirst, DC);
@@ -434,7 +435,7 @@ int run_case(const Case& cs, const Variant& v, u64 seed) {
         const u64 got = WC == 64 ? (w.v[dreg][o.lane] | static_cast<u64>(w.v[dreg + 1][o.lane]) << 32) : w.v[dreg][o.lane];
         if (got != want) {
           if (bad < 3)
-            ADD_FAILURE() << cs.mnemonic << " block " << b << " D[" << i << "][" << j << "] got 0x" << std::hex << got
+            ADD_FAILURE() << cs.mnemonic() << " block " << b << " D[" << i << "][" << j << "] got 0x" << std::hex << got
                           << " want 0x" << want << std::dec << " (" << text << ", seed " << seed << ")";
           ++bad;
         }
@@ -449,22 +450,22 @@ std::string target_name(Target t) {
 
 TEST(SemMfma, TableMatchesCalculator) {
   for (const Case& c : cases) {
-    const MfmaInfo* i = mfma_info(c.mnemonic, c.target);
-    ASSERT_NE(i, nullptr) << c.mnemonic;
-    EXPECT_EQ(i->m, c.m) << c.mnemonic;
-    EXPECT_EQ(i->n, c.n) << c.mnemonic;
-    EXPECT_EQ(i->k, c.k) << c.mnemonic;
-    EXPECT_EQ(i->blocks, c.blocks) << c.mnemonic;
-    EXPECT_EQ(i->passes * 4, c.cycles) << c.mnemonic;
-    EXPECT_EQ(i->sparse, c.sparse) << c.mnemonic;
-    EXPECT_EQ(i->dgemm, c.a == Ty::f64) << c.mnemonic;
+    const MfmaInfo* i = mfma_info(c.op, c.target);
+    ASSERT_NE(i, nullptr) << c.mnemonic();
+    EXPECT_EQ(i->m, c.m) << c.mnemonic();
+    EXPECT_EQ(i->n, c.n) << c.mnemonic();
+    EXPECT_EQ(i->k, c.k) << c.mnemonic();
+    EXPECT_EQ(i->blocks, c.blocks) << c.mnemonic();
+    EXPECT_EQ(i->passes * 4, c.cycles) << c.mnemonic();
+    EXPECT_EQ(i->sparse, c.sparse) << c.mnemonic();
+    EXPECT_EQ(i->dgemm, c.a == Ty::f64) << c.mnemonic();
   }
   // The gfx942 spellings LLVM keeps from gfx90a name the gfx942 forms (rename aliases).
-  const MfmaInfo* x = mfma_info("v_mfma_f32_32x32x4bf16", Target::gfx942);
+  const MfmaInfo* x = mfma_info(op::v_mfma_f32_32x32x4bf16, Target::gfx942);
   ASSERT_NE(x, nullptr);
   EXPECT_EQ(x->blocks, 2u);
   EXPECT_EQ(x->k, 4u);
-  EXPECT_EQ(mfma_info("v_mfma_f32_32x32x8_f16", Target::gfx90a), nullptr);
+  EXPECT_EQ(mfma_info(op::v_mfma_f32_32x32x8_f16, Target::gfx90a), nullptr);
 }
 
 /// Every form of `list`, each variant: operands in VGPRs/AGPRs, C = D / C != D / C = 0, and every CBSZ/ABID and
@@ -475,7 +476,7 @@ unsigned run_forms(const Case (&list)[L], u64 base) {
   unsigned idx = 0, runs = 0;
   for (const Case& c : list) {
     ++idx;
-    SCOPED_TRACE(std::string(c.mnemonic) + " on " + target_name(c.target));
+    SCOPED_TRACE(std::string(c.mnemonic()) + " on " + target_name(c.target));
     std::vector<Variant> vs;
     vs.push_back({});                                  // A, B VGPR; C = D AGPR
     vs.push_back({true, true, false, false});          // A, B AGPR; D != C, AGPR
@@ -497,7 +498,7 @@ unsigned run_forms(const Case (&list)[L], u64 base) {
     unsigned vi = 0;
     for (const Variant& v : vs) {
       const u64 seed = base + idx * 1000 + vi++;
-      EXPECT_EQ(run_case(c, v, seed), 0) << c.mnemonic << " variant " << vi - 1 << " seed " << seed;
+      EXPECT_EQ(run_case(c, v, seed), 0) << c.mnemonic() << " variant " << vi - 1 << " seed " << seed;
       ++runs;
     }
   }
@@ -754,32 +755,32 @@ TEST(SemMfma, MxDecodersMatchOcpSpec) {
 /// LLVM 22's SIDPGFX950FullSpeedModel regexes, at 4 cycles per pass.
 TEST(SemMfma, Gfx950PassesFromSources) {
   for (const Case& c : cases950) {
-    const MfmaInfo* i = mfma_info(c.mnemonic, Target::gfx950);
-    ASSERT_NE(i, nullptr) << c.mnemonic;
-    EXPECT_EQ(i->passes * 4, c.cycles) << c.mnemonic;
-    EXPECT_EQ(i->m, c.m) << c.mnemonic;
-    EXPECT_EQ(i->k, c.k) << c.mnemonic;
-    EXPECT_EQ(i->sparse, c.sparse) << c.mnemonic;
+    const MfmaInfo* i = mfma_info(c.op, Target::gfx950);
+    ASSERT_NE(i, nullptr) << c.mnemonic();
+    EXPECT_EQ(i->passes * 4, c.cycles) << c.mnemonic();
+    EXPECT_EQ(i->m, c.m) << c.mnemonic();
+    EXPECT_EQ(i->k, c.k) << c.mnemonic();
+    EXPECT_EQ(i->sparse, c.sparse) << c.mnemonic();
   }
-  struct F { const char* mn; unsigned cbsz, blgp, cycles; };
+  struct F { Opcode op; unsigned cbsz, blgp, cycles; };
   const F f8f6f4[] = {
-      {"v_mfma_f32_16x16x128_f8f6f4", 0, 0, 32}, {"v_mfma_f32_16x16x128_f8f6f4", 4, 1, 32},
-      {"v_mfma_f32_16x16x128_f8f6f4", 4, 4, 16}, {"v_mfma_f32_16x16x128_f8f6f4", 2, 3, 16},
-      {"v_mfma_scale_f32_16x16x128_f8f6f4", 1, 4, 32}, {"v_mfma_scale_f32_16x16x128_f8f6f4", 4, 2, 16},
-      {"v_mfma_f32_32x32x64_f8f6f4", 0, 4, 64}, {"v_mfma_f32_32x32x64_f8f6f4", 4, 4, 32},
-      {"v_mfma_scale_f32_32x32x64_f8f6f4", 1, 1, 64}, {"v_mfma_scale_f32_32x32x64_f8f6f4", 3, 2, 32},
+      {op::v_mfma_f32_16x16x128_f8f6f4, 0, 0, 32}, {op::v_mfma_f32_16x16x128_f8f6f4, 4, 1, 32},
+      {op::v_mfma_f32_16x16x128_f8f6f4, 4, 4, 16}, {op::v_mfma_f32_16x16x128_f8f6f4, 2, 3, 16},
+      {op::v_mfma_scale_f32_16x16x128_f8f6f4, 1, 4, 32}, {op::v_mfma_scale_f32_16x16x128_f8f6f4, 4, 2, 16},
+      {op::v_mfma_f32_32x32x64_f8f6f4, 0, 4, 64}, {op::v_mfma_f32_32x32x64_f8f6f4, 4, 4, 32},
+      {op::v_mfma_scale_f32_32x32x64_f8f6f4, 1, 1, 64}, {op::v_mfma_scale_f32_32x32x64_f8f6f4, 3, 2, 32},
   };
   for (const F& f : f8f6f4) {
-    const MfmaInfo* i = mfma_info(f.mn, Target::gfx950);
-    ASSERT_NE(i, nullptr) << f.mn;
-    EXPECT_EQ(i->passes_for(f.cbsz, f.blgp) * 4, f.cycles) << f.mn << " cbsz " << f.cbsz << " blgp " << f.blgp;
+    const MfmaInfo* i = mfma_info(f.op, Target::gfx950);
+    ASSERT_NE(i, nullptr) << op_name(f.op);
+    EXPECT_EQ(i->passes_for(f.cbsz, f.blgp) * 4, f.cycles) << op_name(f.op) << " cbsz " << f.cbsz << " blgp " << f.blgp;
   }
-  EXPECT_EQ(mfma_info("v_mfma_f64_16x16x4_f64", Target::gfx950)->passes * 4, 64u);
-  EXPECT_EQ(mfma_info("v_mfma_f64_16x16x4_f64", Target::gfx942)->passes * 4, 32u);  // calculator cdna3
-  EXPECT_EQ(mfma_info("v_mfma_f32_32x32x8_f16", Target::gfx950)->passes * 4, 32u);  // blog: 32x32x8 f16 32
-  EXPECT_EQ(mfma_info("v_mfma_f32_32x32x2_f32", Target::gfx950)->passes * 4, 64u);  // blog: 32x32x2 f32 64
+  EXPECT_EQ(mfma_info(op::v_mfma_f64_16x16x4_f64, Target::gfx950)->passes * 4, 64u);
+  EXPECT_EQ(mfma_info(op::v_mfma_f64_16x16x4_f64, Target::gfx942)->passes * 4, 32u);  // calculator cdna3
+  EXPECT_EQ(mfma_info(op::v_mfma_f32_32x32x8_f16, Target::gfx950)->passes * 4, 32u);  // blog: 32x32x8 f16 32
+  EXPECT_EQ(mfma_info(op::v_mfma_f32_32x32x2_f32, Target::gfx950)->passes * 4, 64u);  // blog: 32x32x2 f32 64
   // Every gfx950 row names its source.
-  EXPECT_NE(mfma_info("v_mfma_f32_16x16x16_f16", Target::gfx950)->source.find("SIDPGFX950"), std::string_view::npos);
+  EXPECT_NE(mfma_info(op::v_mfma_f32_16x16x16_f16, Target::gfx950)->source.find("SIDPGFX950"), std::string_view::npos);
 }
 
 /// Informational: emulated MFMA rate (printed, not asserted; the matrix work per instruction is 2K-16K MACs).

@@ -534,11 +534,13 @@ TEST(SemSalu, WaitcntCompletesDsAndReadBeforeWaitStops) {
 TEST(SemSalu, EveryScalarMnemonicIsCoveredOrReportedUnsupported) {
   // Each SOP* form either has semantics or decodes to an unsupported stop: never a crash. Lists what is missing.
   std::string missing;
-  for (const auto& f : isa::forms(Target::gfx942)) {
+  const auto forms = isa::forms(Target::gfx942);
+  for (std::size_t i = 0; i < forms.size(); ++i) {
+    const auto& f = forms[i];
     if (f.format != isa::Format::SOP1 && f.format != isa::Format::SOP2 && f.format != isa::Format::SOPK &&
         f.format != isa::Format::SOPC && f.format != isa::Format::SOPP)
       continue;
-    if (!find_semantics(f.mnemonic)) missing += std::string(f.mnemonic) + " ";
+    if (!find_semantics(op_of(Target::gfx942, i))) missing += std::string(f.mnemonic) + " ";
   }
   // The known-unsupported set: trap-handler, graphics, debugger and GPR-indexing instructions.
   for (const char* m : {"s_add_u32", "s_waitcnt", "s_endpgm", "s_getreg_b32", "s_cbranch_execz", "s_call_b64"})

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
 #include "asmevo/verify/emu_executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/k1_edit.hpp"
 

@@ -21,8 +21,10 @@
 #include <vector>
 
 #include "asmevo/codeobject/module.hpp"
-#include "asmevo/verify/emu/launch.hpp"
-#include "asmevo/verify/emu/timing.hpp"
+#include "asmevo/codeobject/recover.hpp"
+#include "asmevo/emu/launch.hpp"
+#include "asmevo/model/timing.hpp"
+#include "asmevo/verify/timed_emulation.hpp"
 #include "support/corpus.hpp"
 #include "verify/emu_harness.hpp"
 
@@ -30,11 +32,13 @@ namespace {
 
 using namespace asmevo;
 using namespace asmevo::emu;
+using namespace asmevo::model;
 
 /// A snippet run with tracing on: one workgroup of `waves` waves; `base` is the byte offset of the wave's data in a
 /// 4 MiB buffer whose address is in s[0:1]; v1 = lane * 4 + wave * 256 (a coalesced dword per lane).
 struct Traced {
   std::unique_ptr<emu::test::Snippet> s;
+  TraceConfig config;  ///< the target's line sizes and LDS geometry (model::trace_config)
   std::vector<WaveTrace> traces;
 };
 
@@ -45,7 +49,9 @@ std::unique_ptr<Traced> traced(const std::string& text, unsigned waves = 1, std:
   if (!t->s) return nullptr;
   Region& r = t->s->machine.memory.region(t->s->machine.memory.map("buf", 4u << 20, true));
   const std::uint64_t addr = r.base + base;
+  t->config = trace_config(timing_params(target));
   t->traces.resize(waves);
+  for (WaveTrace& tr : t->traces) tr.config = &t->config;
   t->s->machine.hooks.after = &trace_step;
   for (unsigned i = 0; i < waves; ++i) {
     Wave& w = t->s->wave(i);
@@ -799,13 +805,11 @@ TEST(Corpus, TritonSoftmaxTiming) {
       {"scalar": {"type": "i32", "value": )" + std::to_string(cols) + R"(}}, {"null": true}, {"null": true}]})";
   auto spec = verify::parse_launch_spec(spec_text, "<test>", ".");
   ASSERT_TRUE(spec) << spec.error().message;
-  EmulateOptions off, on;
-  on.timing = true;
-  auto r0 = emulate(*mod, *elf, *spec, off);
-  auto r1 = emulate(*mod, *elf, *spec, on);
+  auto r0 = emulate(*mod, *elf, *spec);
+  auto r1 = verify::emulate_timed(*mod, *elf, *spec);
   ASSERT_TRUE(r0 && r1);
   ASSERT_TRUE(r0->ok() && r1->ok()) << r1->stop.message;
-  EXPECT_FALSE(r0->timing.has_value());
+  EXPECT_FALSE(r0->trace.has_value());
   ASSERT_TRUE(r1->timing.has_value());
   // Timing does not change what the kernel computes.
   ASSERT_EQ(r0->buffers.size(), r1->buffers.size());
@@ -867,9 +871,8 @@ std::optional<TimingReport> time_kernel(const std::filesystem::path& co, const s
   auto specs = verify::read_launch_file(launch_file);
   if (!specs || specs->empty()) return why = specs ? "no launch" : specs.error().message, std::nullopt;
   EmulateOptions o;
-  o.timing = true;
   o.run.completion = Completion::eager;
-  auto r = emulate(*mod, *elf, specs->front(), o);
+  auto r = verify::emulate_timed(*mod, *elf, specs->front(), o);
   if (!r) return why = r.error().message, std::nullopt;
   if (!r->ok() || !r->timing) return why = "stopped: " + r->stop.message, std::nullopt;
   return *r->timing;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "asmevo/codeobject/module.hpp"
-#include "asmevo/verify/emu/fp.hpp"
-#include "asmevo/verify/emu/launch.hpp"
+#include "asmevo/emu/fp.hpp"
+#include "asmevo/emu/launch.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 #include "verify/triton_harness.hpp"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "asmevo/verify/emu/fp.hpp"
-#include "asmevo/verify/emu/launch.hpp"
+#include "asmevo/emu/fp.hpp"
+#include "asmevo/emu/launch.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 

@@ -18,10 +18,10 @@
 #include "asmevo/analysis/hardware_values.hpp"
 #include "asmevo/analysis/undefined_reads.hpp"
 #include "asmevo/ir/parser.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
 #include "asmevo/verify/emu_executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/k1_edit.hpp"
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
 #include "asmevo/verify/emu_executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/versioning.hpp"
 #include "verify/k1_edit.hpp"
 #include "verify/launch_builders.hpp"

@@ -15,6 +15,7 @@
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/codeobject/rebuild.hpp"
+#include "asmevo/codeobject/recover.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/support/file.hpp"
 #include "cli.hpp"

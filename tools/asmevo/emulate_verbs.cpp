@@ -7,10 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asmevo/emu/coverage.hpp"
+#include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/file.hpp"
-#include "asmevo/verify/emu/coverage.hpp"
-#include "asmevo/verify/emu/launch.hpp"
-#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/verify/timed_emulation.hpp"
 #include "cli.hpp"
 #include "loaded.hpp"
 #include "verbs.hpp"
@@ -71,9 +72,9 @@ std::optional<std::uint64_t> number(const Args& a, const char* key, std::uint64_
   return std::nullopt;
 }
 
-Json timing_json(const emu::TimingReport& t) {
+Json timing_json(const model::TimingReport& t) {
   Json j;
-  j["modeled"] = true;  // cycles of the cost model (timing_params.hpp), not a measurement
+  j["modeled"] = true;  // cycles of the cost model (model/params.hpp), not a measurement
   j["target"] = std::string(to_string(t.target));
   j["device"] = t.device;
   j["modeled_us"] = t.modeled_us;
@@ -115,7 +116,7 @@ Json timing_json(const emu::TimingReport& t) {
   return j;
 }
 
-void print_timing(const emu::TimingReport& t) {
+void print_timing(const model::TimingReport& t) {
   std::cout << "modeled cycles: " << t.modeled_cycles << " (about " << t.modeled_us << " us on " << t.device
             << "; cost model, not a measurement)\n";
   std::cout << "  speed of light: " << t.bound.cycles << " cycles, bound by " << t.bound.kind << " (memory "
@@ -131,7 +132,7 @@ void print_timing(const emu::TimingReport& t) {
               << m.store_lines << " (" << m.writeback_lines << " written back to HBM); TLB misses " << m.tlb_misses
               << "; scalar L1 " << m.scalar_hits << " hit(s), " << m.scalar_misses << " miss(es), "
               << m.scalar_hbm_lines << " from HBM\n";
-  std::vector<const emu::InstTiming*> by_stall;
+  std::vector<const model::InstTiming*> by_stall;
   for (const auto& r : t.instructions)
     if (r.stalls()) by_stall.push_back(&r);
   std::stable_sort(by_stall.begin(), by_stall.end(), [](auto* a, auto* b) { return a->stalls() > b->stalls(); });
@@ -175,7 +176,7 @@ int cmd_emulate(int argc, char** argv) {
   opt.run.completion = a.opt.count("--eager") ? emu::Completion::eager : emu::Completion::adversarial;
   opt.kernarg_preload = !a.opt.count("--no-preload");
   opt.hazards = !a.opt.count("--no-hazards");
-  opt.timing = a.opt.count("--timing") > 0;
+  const bool timing = a.opt.count("--timing") > 0;
 
   // A launch file holds one spec or an array of them (as `verify` reads it); --shape N picks one of an array.
   auto specs = verify::read_launch_file(lp->second);
@@ -207,7 +208,15 @@ int cmd_emulate(int argc, char** argv) {
           return usage_error("--dump would overwrite the input file '" + arg.buffer.init.path + "'");
     }
 
-  auto res = emu::emulate(loaded->m, loaded->elf, *spec, opt);
+  // --timing: the run traced and modeled (verify/timed_emulation.hpp); otherwise a plain run, with no report.
+  auto res = [&]() -> Expected<verify::TimedResult> {
+    if (timing) return verify::emulate_timed(loaded->m, loaded->elf, *spec, opt);
+    auto r = emu::emulate(loaded->m, loaded->elf, *spec, opt);
+    if (!r) return unexpected(r.error());
+    verify::TimedResult out;
+    static_cast<emu::EmulateResult&>(out) = std::move(*r);
+    return out;
+  }();
   if (!res) return report(res.error());
 
   std::vector<std::string> written;

@@ -20,12 +20,12 @@
 #include "asmevo/agent/report.hpp"
 #include "asmevo/agent/search.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/file.hpp"
 #include "asmevo/support/text_diff.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/emu_executor.hpp"
 #include "asmevo/verify/hip/executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "cli.hpp"
 #include "edit_script_schema.hpp"
 #include "verbs.hpp"
@@ -126,7 +126,7 @@ agent::ReportData report_data(const agent::SearchResult& r, const std::string& k
   d.notes.push_back("Every accepted candidate verified equivalent to K0 (static checks, then every shape and trial of "
                     "the launch) before it was timed; a candidate that failed was never timed.");
   if (r.modeled)
-    d.notes.push_back("Costs are modeled cycles of the emulator's cost model (verify/emu/timing_params.hpp), not "
+    d.notes.push_back("Costs are modeled cycles of the emulator's cost model (model/params.hpp), not "
                       "measurements.");
   if (!reverify.empty()) d.notes.push_back("Final re-verification of K1 on fresh schedule seeds: " + reverify);
   d.notes.push_back("Stopped by " + r.stopped_by + ".");

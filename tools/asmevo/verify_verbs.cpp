@@ -8,12 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/file.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
 #include "asmevo/verify/emu_executor.hpp"
 #include "asmevo/verify/hip/executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "cli.hpp"
 #include "verbs.hpp"
 

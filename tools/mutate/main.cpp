@@ -27,11 +27,12 @@
 #include "asmevo/analysis/equivalence.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/codeobject/rebuild.hpp"
+#include "asmevo/codeobject/recover.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
-#include "asmevo/verify/launch_facts.hpp"
 #include "asmevo/verify/emu_executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/verify/launch_facts.hpp"
 #include "asmevo/verify/mutate.hpp"
 
 namespace {

@@ -40,6 +40,7 @@
 #include "asmevo/analysis/dependence.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/inst_form.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/waitcnt.hpp"
 #include "asmevo/passes/pass.hpp"
 
@@ -59,7 +60,7 @@ using Json = nlohmann::json;
 
 using asmevo::form_of;
 
-[[nodiscard]] inline bool is_wait(const Inst& in) { return form_of(in).mnemonic == "s_waitcnt"; }
+[[nodiscard]] inline bool is_wait(const Inst& in) { return op_of(in) == op::s_waitcnt; }
 
 /// The item indexes of one block's instructions that lie in the window [lo, hi] (item indexes), with the block's.
 struct Run {

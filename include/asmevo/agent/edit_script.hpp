@@ -6,7 +6,7 @@
 //      {"op": "insert_before", "at": "i7",  "insts": ["s_nop 1"]},
 //      {"op": "insert_after",  "at": "i7",  "insts": ["v_mov_b32 v3, 0"]},
 //      {"op": "replace",       "at": "i42", "with": ["v_lshl_add_u32 v1, v2, 2, v4"]},
-//      {"op": "delete",        "at": "i9"},
+//      {"op": "erase",         "at": "i9"},                    ("delete" is read as "erase")
 //      {"op": "move",          "at": "i12", "before": "i10"},        (or "after")
 //      {"op": "swap",          "a": "i12",  "b": "i13"},
 //      {"op": "set_waitcnt",   "at": "i9",  "vmcnt": 1, "lgkmcnt": 0}, (an absent counter waits for nothing)
@@ -92,7 +92,8 @@ struct OpShape {
       {"insert_before", {"at", "insts"}, {}},
       {"insert_after", {"at", "insts"}, {}},
       {"replace", {"at", "with"}, {}},
-      {"delete", {"at"}, {}},
+      {"erase", {"at"}, {}},
+      {"delete", {"at"}, {}},  // the older spelling of "erase", still read
       {"move", {"at"}, {"before", "after"}},
       {"swap", {"a", "b"}, {}},
       {"set_waitcnt", {"at"}, {"vmcnt", "expcnt", "lgkmcnt"}},
@@ -405,7 +406,7 @@ struct Checker {
             }
           }
         if (res.errors.size() != before) continue;
-      } else if (op == "delete") {
+      } else if (op == "erase" || op == "delete") {
         if (!at) continue;
         ed.op = O::erase, ed.at = *at;
       } else if (op == "move") {
@@ -482,7 +483,7 @@ struct Checker {
       case O::insert_before: j = {{"op", "insert_before"}, {"at", id(e.at)}, {"insts", texts()}}; break;
       case O::insert_after: j = {{"op", "insert_after"}, {"at", id(e.at)}, {"insts", texts()}}; break;
       case O::replace: j = {{"op", "replace"}, {"at", id(e.at)}, {"with", texts()}}; break;
-      case O::erase: j = {{"op", "delete"}, {"at", id(e.at)}}; break;
+      case O::erase: j = {{"op", "erase"}, {"at", id(e.at)}}; break;
       case O::move_before: j = {{"op", "move"}, {"at", id(e.at)}, {"before", id(e.other)}}; break;
       case O::move_after: j = {{"op", "move"}, {"at", id(e.at)}, {"after", id(e.other)}}; break;
       case O::swap: j = {{"op", "swap"}, {"a", id(e.at)}, {"b", id(e.other)}}; break;

@@ -34,10 +34,11 @@
 #include "asmevo/agent/http.hpp"
 #include "asmevo/agent/proposer.hpp"
 #include "asmevo/analysis/mfma_info.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/model/params.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/linkage.hpp"
-#include "asmevo/verify/emu/timing_params.hpp"
 
 namespace asmevo::agent {
 
@@ -441,31 +442,32 @@ struct FactSources {
 
 /// One line of what asmevo knows about `in`'s form: its encoding and size (ir/gen tables, from LLVM's AMDGPU target
 /// description), the unit and cycle figures the cost model charges it (the classification follows
-/// emu::detail::op_cost; figures from emu::TimingParams and analysis::mfma_info, each cited by name), the waitcnt
+/// model::detail::op_cost; figures from model::TimingParams and analysis::mfma_info, each cited by name), the waitcnt
 /// counters it increments and the implicit registers it reads and writes.
-[[nodiscard]] inline std::string isa_fact(const Inst& in, const emu::TimingParams& p, FactSources& src) {
+[[nodiscard]] inline std::string isa_fact(const Inst& in, const model::TimingParams& p, FactSources& src) {
   namespace pr = isa::prop;
   const auto& f = isa::forms(in.target)[in.form];
   const std::string_view mn = f.mnemonic;
-  auto cyc = [&](std::string_view name, const emu::Param& q) {
+  const Opcode o = op_of(in);
+  auto cyc = [&](std::string_view name, const model::Param& q) {
     src.add(std::string(name), q.source);
     return std::to_string(q.value) + " cycles [" + std::string(name) + "]";
   };
   std::string s = std::string(format_name(f.format)) + " encoding, " + std::to_string(f.size) + " bytes";
-  if (mn == "s_nop") {
+  if (o == op::s_nop) {
     s += "; holds the wave for (count & 15) + 1 wait states of " + cyc("wait_state", p.wait_state);
-  } else if (mn == "s_sleep") {
+  } else if (o == op::s_sleep) {
     s += "; sleeps count x " + cyc("sleep_unit", p.sleep_unit);
-  } else if (mn == "s_waitcnt") {
+  } else if (o == op::s_waitcnt) {
     s += "; stalls the wave until its outstanding vmcnt / expcnt / lgkmcnt drop to the counts given (a counter not "
          "named is not waited for)";
-  } else if (mn == "s_barrier") {
+  } else if (o == op::s_barrier) {
     s += "; waits for every wave of the workgroup, released " + cyc("barrier", p.barrier) + " after the last arrives";
-  } else if (mn == "s_endpgm") {
+  } else if (o == op::s_endpgm) {
     s += "; ends the wave after its outstanding memory operations";
   } else if (f.has(pr::mfma)) {
     s += "; matrix core (MFMA)";
-    if (const auto* m = analysis::mfma_info(mn, in.target); m && m->passes) {
+    if (const auto* m = analysis::mfma_info(o, in.target); m && m->passes) {
       src.add(std::string(mn) + " passes", m->source);
       s += " " + std::to_string(m->m) + "x" + std::to_string(m->n) + "x" + std::to_string(m->k) +
            (m->blocks > 1 ? ", " + std::to_string(m->blocks) + " blocks" : std::string{}) + ", " +
@@ -489,7 +491,7 @@ struct FactSources {
            " from L2, " + (p.mall_bytes.value ? cyc("mall_latency", p.mall_latency) + " from the Infinity Cache, " : "") +
            cyc("hbm_latency", p.hbm_latency) + " from HBM (a TLB miss adds " + cyc("tlb_miss", p.tlb_miss) + ")";
   } else if (f.has(pr::valu)) {
-    const bool f64 = mn.find("_f64") != std::string_view::npos;
+    const bool f64 = op_info(o).mentions(DataType::f64);
     s += "; VALU ";
     if (f.has(pr::trans))
       s += f64 ? "f64 transcendental, " + cyc("valu_trans_f64", p.valu_trans_f64)
@@ -712,7 +714,7 @@ struct WindowText {
     }
   }
   if (!w.insts.empty()) {
-    const auto& p = emu::timing_params(t);
+    const auto& p = model::timing_params(t);
     detail::llm::FactSources src;
     std::map<std::string, std::string> facts;  // printed mnemonic -> fact, sorted for a stable prompt
     for (const Inst* in : w.insts) {

@@ -40,7 +40,7 @@ struct TokenUsage {
 };
 
 /// One instruction of a hot window with what the cost model attributes to it (per wave, summed over the modeled
-/// waves: emu::InstTiming).
+/// waves: model::InstTiming).
 struct HotInst {
   InstId id{};
   std::string text;  ///< as printed by ir/printer.hpp, without the id comment
@@ -48,7 +48,7 @@ struct HotInst {
   std::uint64_t stall_waitcnt = 0, stall_dependency = 0, stall_barrier = 0, stall_resource = 0;
 };
 
-/// A stretch of code where modeled time concentrates (emu::HotWindow), with its instructions.
+/// A stretch of code where modeled time concentrates (model::HotWindow), with its instructions.
 struct HotSpot {
   InstId first{}, last{};
   double share = 0;  ///< of all attributed wave-cycles
@@ -80,7 +80,7 @@ struct ProposalRequest {
   std::vector<PastAttempt> history;  ///< this lineage's earlier attempts, oldest first
   std::uint64_t seed = 0;         ///< derived from (run seed, lineage, attempt): a proposer's only randomness
   double parent_cost = 0;         ///< the parent's modeled cycles (or measured time)
-  /// K0's speed-of-light bound on the timed shape (emu::Bound; all zero when the search modeled none): the most any
+  /// K0's speed-of-light bound on the timed shape (model::Bound; all zero when the search modeled none): the most any
   /// version can gain is parent_cost / bound_cycles.
   std::uint64_t bound_cycles = 0, bound_memory = 0, bound_issue = 0, bound_latency = 0;
   std::string bound_kind;         ///< which part binds: "memory", "issue", "latency" or "launch"

@@ -48,15 +48,17 @@
 #include "asmevo/agent/proposer.hpp"
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/codeobject/rebuild.hpp"
+#include "asmevo/codeobject/recover.hpp"
+#include "asmevo/emu/launch.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/file.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "asmevo/verify/differential.hpp"
-#include "asmevo/verify/emu/launch.hpp"
 #include "asmevo/verify/executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/static_checks.hpp"
+#include "asmevo/verify/timed_emulation.hpp"
 
 namespace asmevo::agent {
 
@@ -131,9 +133,9 @@ struct SearchResult {
   std::vector<HotSpot> hot_before, hot_after;
   /// Every instruction of the launched kernel's profile: (id text, instruction text, attributed wave-cycles).
   std::vector<std::tuple<std::string, std::string, double>> profile_before, profile_after;
-  /// The cost model's speed-of-light bound (emu::Bound) of K0 and of the best candidate on the timed shape, and the
+  /// The cost model's speed-of-light bound (model::Bound) of K0 and of the best candidate on the timed shape, and the
   /// modeled cycles of the same runs (zero cycles where not computed).
-  emu::Bound bound_before, bound_after;
+  model::Bound bound_before, bound_after;
   std::uint64_t profiled_before = 0, profiled_after = 0;
   [[nodiscard]] double speedup() const noexcept { return cost_after > 0 ? cost_before / cost_after : 1; }
 };
@@ -453,18 +455,16 @@ class Search {
   /// The hot windows and per-instruction profile of `co` (the emulator's cost model, on the timed shape), with ids
   /// mapped to `prog`'s (the lineage program it was built from: same instructions in the same order).
   [[nodiscard]] Expected<std::pair<std::vector<HotSpot>, std::vector<std::tuple<std::string, std::string, double>>>>
-  profile(const verify::CodeObject& co, const Program& prog, emu::Bound* bound = nullptr,
+  profile(const verify::CodeObject& co, const Program& prog, model::Bound* bound = nullptr,
           std::uint64_t* modeled = nullptr) const {
-    emu::EmulateOptions eo;
-    eo.timing = true;
-    auto r = emu::emulate(co.module, co.elf, shapes_[opt_.timed_shape], eo);
+    auto r = verify::emulate_timed(co.module, co.elf, shapes_[opt_.timed_shape]);
     if (!r) return unexpected(std::move(r).error());
     if (!r->ok() || !r->timing)
       return fail(DiagCode::usage, co.path + " does not run cleanly on the launch's timed shape: " + r->stop.message);
     if (bound) *bound = r->timing->bound;
     if (modeled) *modeled = r->timing->modeled_cycles;
     // The rebuilt object's instructions, matched to the program's: the same sequence up to what the rebuild adds
-    // (alignment padding), matched by text as the verifier aligns code (verify::align).
+    // (alignment padding), matched by text as the verifier aligns code (align_sequences).
     std::vector<InstId> from, to;
     {
       const auto rebuilt = search_detail::inst_ids(co.module.program), source = search_detail::inst_ids(prog);
@@ -477,11 +477,11 @@ class Search {
         return t;
       };
       const auto ta = tokens(co.module.program), tb = tokens(prog);
-      for (const auto& [x, y] : verify::align(ta, tb)) from.push_back(rebuilt[x]), to.push_back(source[y]);
+      for (const auto& [x, y] : align_sequences(ta, tb)) from.push_back(rebuilt[x]), to.push_back(source[y]);
     }
     std::unordered_map<std::uint32_t, std::size_t> ord;
     for (std::size_t i = 0; i < from.size(); ++i) ord[from[i].value] = i;
-    std::unordered_map<std::uint32_t, const emu::InstTiming*> timing;
+    std::unordered_map<std::uint32_t, const model::InstTiming*> timing;
     for (const auto& it : r->timing->instructions) timing[it.id.value] = &it;
     std::vector<HotSpot> hot;
     for (const auto& w : r->timing->hot_windows) {
@@ -956,7 +956,7 @@ class Search {
   std::shared_ptr<const std::vector<analysis::LaunchFacts>> launches_;  ///< per shape, for passes that version
   verify::TimeOutcome k0_time_;
   std::vector<Lineage> lineages_;
-  emu::Bound bound0_;  ///< K0's speed-of-light bound on the timed shape (what proposers are told)
+  model::Bound bound0_;  ///< K0's speed-of-light bound on the timed shape (what proposers are told)
   TokenUsage tokens_;
   std::uint64_t accepted_ = 0;
 };

@@ -19,6 +19,7 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 
 namespace asmevo::analysis {
@@ -40,8 +41,7 @@ class DefUse {
       const Inst& in = p.items[item].inst;
       std::vector<unsigned> rd, wr;
       detail::unit_rw(in, rd, wr);
-      const auto m = detail::form_of(in).mnemonic;
-      if (m == "s_swappc_b64" || m == "s_call_b64") {
+      if (family_of(in) == Family::s_call) {  // s_call_b64, s_swappc_b64
         rd.clear();
         for (unsigned u = 0; u < detail::num_units; ++u) rd.push_back(u);
       }

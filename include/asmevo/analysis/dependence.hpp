@@ -52,6 +52,7 @@
 
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/linkage.hpp"
 
@@ -153,31 +154,34 @@ struct DepGraph {
 namespace dep_detail {
 
 using analysis::detail::form_of;
-using analysis::detail::starts;
 
 inline constexpr std::string_view own_address_why = "its result is its own address";
 
-/// Mnemonic prefixes that are barriers although their form says nothing that makes them one, and why. Each is an
-/// ISA fact about the instruction's effect on state the unit model does not track.
-struct BarrierRow {
-  std::string_view prefix, why;
-};
-inline constexpr BarrierRow barrier_rows[] = {
-    {"s_setreg", "writes a hardware register (MODE, TRAPSTS ...) that other instructions read implicitly"},
-    {"s_getreg", "reads hardware state (STATUS, TRAPSTS, SHADER_CYCLES ...) that other instructions change"},
-    {"s_set_gpr_idx", "changes how later VALU instructions name VGPRs (MI300 ISA §4.6 'GPR indexing')"},
-    {"s_getpc", own_address_why},
-    {"s_setvskip", "changes whether later vector instructions execute"},
-    {"s_rfe", "returns from a trap handler"},
-    {"s_dcache", "scalar cache write-back/invalidate: orders against every scalar memory access"},
-    {"s_icache", "instruction cache invalidate"},
-    {"buffer_wbl2", "L2 write-back: orders against every memory access"},
-    {"buffer_inv", "vector cache invalidate: orders against every memory access"},
-    {"buffer_wbinvl1", "vector L1 write-back/invalidate: orders against every memory access"},
-    {"ds_gws", "global wave sync"},
-    {"ds_ordered_count", "ordered append through GDS"},
-    {"s_waitcnt", "waits for counted memory operations issued before it"},
-};
+/// Why `o` is a barrier although its form says nothing that makes it one, or empty when it is not such an op. Each
+/// is an ISA fact about the instruction's effect on state the unit model does not track.
+[[nodiscard]] constexpr std::string_view barrier_op_why(Opcode o) noexcept {
+  switch (family_of(o)) {
+    case Family::s_setreg:
+      return "writes a hardware register (MODE, TRAPSTS ...) that other instructions read implicitly";
+    case Family::s_getreg:
+      return "reads hardware state (STATUS, TRAPSTS, SHADER_CYCLES ...) that other instructions change";
+    case Family::s_gpr_idx: return "changes how later VALU instructions name VGPRs (MI300 ISA §4.6 'GPR indexing')";
+    case Family::s_rfe: return "returns from a trap handler";
+    case Family::s_dcache: return "scalar cache write-back/invalidate: orders against every scalar memory access";
+    case Family::s_icache: return "instruction cache invalidate";
+    case Family::buffer_cache:  // buffer_wbl2, buffer_inv, buffer_invl2, buffer_wbinvl1, buffer_wbinvl1_vol
+      if (o == op::buffer_wbl2) return "L2 write-back: orders against every memory access";
+      if (one_of(o, op::buffer_wbinvl1, op::buffer_wbinvl1_vol))
+        return "vector L1 write-back/invalidate: orders against every memory access";
+      return "vector cache invalidate: orders against every memory access";
+    case Family::ds_gws: return "global wave sync";
+    case Family::s_waitcnt: return "waits for counted memory operations issued before it";
+    default: break;
+  }
+  if (o == op::s_getpc_b64) return own_address_why;
+  if (o == op::s_setvskip) return "changes whether later vector instructions execute";
+  return {};
+}
 
 }  // namespace dep_detail
 
@@ -193,8 +197,7 @@ inline constexpr BarrierRow barrier_rows[] = {
     return "program control (SOPP: waits, nops, barriers, messages, priority, sleep, traps)";
   if (f.has(side_effects)) return "unmodelled side effects (LLVM hasSideEffects)";
   if (f.has(gws) || f.format == isa::Format::EXP) return "GWS or export";
-  for (const auto& r : dep_detail::barrier_rows)
-    if (dep_detail::starts(f.mnemonic, r.prefix)) return r.why;
+  if (const auto why = dep_detail::barrier_op_why(op_of(in)); !why.empty()) return why;
   for (const Operand& o : in.ops) {
     if (o.kind == Operand::Kind::expr) return "a symbolic operand (its value may depend on the instruction's address)";
     if (o.is_reg() && o.reg.file == RegFile::special && analysis::detail::units_of(o.reg).empty() &&
@@ -227,10 +230,12 @@ inline constexpr BarrierRow barrier_rows[] = {
            f.format == isa::Format::MUBUF || f.format == isa::Format::MTBUF || f.format == isa::Format::MIMG)
     sp = space::global;
   if (!sp) return m;
-  // Loads to LDS: the MUBUF `lds` forms (prop::lds_dma) and global/scratch_load_lds_* (not flagged in the table;
-  // waitcnt_check.hpp's facts_of recognises them the same way).
+  // Loads to LDS: the MUBUF `lds` forms (prop::lds_dma) and global/scratch_load_lds_* (which the table does not
+  // flag with prop::lds_dma; their op does: opflag::lds; waitcnt_check.hpp's facts_of recognises them the same way).
   // (The table flags them load and store: the store is the LDS write.)
-  if (f.has(lds_dma) || analysis::detail::contains(f.mnemonic, "_load_lds_")) return MemAccess{sp, space::lds};
+  const OpInfo& info = op_info(in);
+  if (f.has(lds_dma) || (info.has(opflag::lds) && one_of(info.base, BaseOp::global_load, BaseOp::scratch_load)))
+    return MemAccess{sp, space::lds};
   const bool ld = f.has(load) || f.has(atomic), st = f.has(store) || f.has(atomic);
   m.reads = ld || !st ? sp : 0;
   m.writes = st || !ld ? sp : 0;
@@ -266,7 +271,7 @@ namespace dep_detail {
   const auto& fb = dep_detail::form_of(b);
   if (!fa.has(isa::prop::smem) || !fb.has(isa::prop::smem)) return false;
   // s_load_* and s_buffer_load_* compute different addresses from the same sbase (a pointer vs a descriptor).
-  if (dep_detail::starts(fa.mnemonic, "s_buffer") != dep_detail::starts(fb.mnemonic, "s_buffer")) return false;
+  if ((family_of(a) == Family::s_buffer) != (family_of(b) == Family::s_buffer)) return false;
   const Operand* ba = operand_named(a, "sbase");
   const Operand* bb = operand_named(b, "sbase");
   if (!ba || !bb || !ba->is_reg() || !(*ba == *bb)) return false;

@@ -77,6 +77,7 @@
 #include "asmevo/analysis/known_bits.hpp"
 #include "asmevo/analysis/liveness.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/diag.hpp"
@@ -255,9 +256,9 @@ struct SymState {
 /// instruction issues while it is set) or GPR indexing (S_SET_GPR_IDX_ON, or an s_setreg that may write MODE bit 27,
 /// GPR_IDX_EN: VALU register operands are offset by M0). Code under either mode is not what its text says.
 [[nodiscard]] inline bool changes_issue_mode(const Inst& in) {
-  const auto m = form_of(in).mnemonic;
-  if (m == "s_setvskip" || contains(m, "gpr_idx")) return true;
-  if (!starts(m, "s_setreg")) return false;
+  const Opcode o = op_of(in);
+  if (o == op::s_setvskip || family_of(o) == Family::s_gpr_idx) return true;
+  if (family_of(o) != Family::s_setreg) return false;
   const auto ops = isa::operands(form_of(in));
   for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
     if (ops[k].kind != isa::Kind::hwreg) continue;
@@ -372,18 +373,19 @@ inline std::string known_text(const KbState& s, unsigned u) {
 inline std::vector<unsigned> full_writes(const Inst& in, bool exec_full) {
   std::vector<unsigned> out;
   const auto& f = form_of(in);
-  const auto m = f.mnemonic;
-  if (partial_def(in) || side_specific(m) || has_expr_value(in) || unmodelable(m)) return out;
+  if (partial_def(in) || side_specific(op_of(in)) || has_expr_value(in) || unmodelable(op_of(in))) return out;
   const auto ops = isa::operands(f);
   const bool salu = f.has(isa::prop::salu) && !is_memory_form(f);
   const bool smem = f.format == isa::Format::SMEM && f.has(isa::prop::load) && !f.has(isa::prop::atomic);
+  const OpInfo& info = op_info(in);
+  // ds_permute/ds_bpermute/ds_swizzle (Family::ds_lane) move data between lanes: not a lane-wise load.
   const bool vload = is_memory_form(f) && f.format != isa::Format::SMEM && f.has(isa::prop::load) &&
-                     !f.has(isa::prop::atomic) && !f.has(isa::prop::store) && !contains(m, "permute") &&
-                     !contains(m, "swizzle");
+                     !f.has(isa::prop::atomic) && !f.has(isa::prop::store) && info.family != Family::ds_lane;
   const bool valu = f.has(isa::prop::valu);
-  const bool lanewise = valu && !cross_lane(f);  // SDWA that keeps old bits is partial_def, refused above
-  const bool lane_mask = valu && (starts(m, "v_cmp_") || starts(m, "v_cmpx_") || contains(m, "_co_u32") ||
-                                  m == "v_readlane_b32" || m == "v_readfirstlane_b32");
+  const bool lanewise = valu && !cross_lane(in);  // SDWA that keeps old bits is partial_def, refused above
+  // Lane masks: compares, carry-outs (v_add_co_u32 ...) and the scalar results of lane reads.
+  const bool lane_mask = valu && (one_of(info.family, Family::v_cmp, Family::v_cmpx) || info.has(opflag::co) ||
+                                  one_of(op_of(in), op::v_readlane_b32, op::v_readfirstlane_b32));
   for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
     if (ops[k].role != isa::Role::def || !in.ops[k].is_reg()) continue;
     const auto file = in.ops[k].reg.file;
@@ -858,8 +860,7 @@ class EquivalenceProver {
       return "before " + iid(k0.items[anchor].inst);
     }
 
-    // s_nop (by name until the typed opcodes: no table property tells it from the other imm-only SOPPs).
-    static bool is_nop(const Inst& in) { return detail::form_of(in).mnemonic == "s_nop"; }
+    static bool is_nop(const Inst& in) { return op_of(in) == op::s_nop; }
     // s_waitcnt: the form whose operand is a waitcnt mask (isa::Kind::waitcnt), as the tables say.
     static bool is_wait(const Inst& in) {
       for (const auto& o : isa::operands(detail::form_of(in)))
@@ -1033,7 +1034,7 @@ class EquivalenceProver {
     /// An instruction whose result depends on where the code is placed or on time (detail::side_specific, label
     /// expressions): different on the two sides even when their states are equal.
     [[nodiscard]] static bool placement_dependent(const Inst& in) {
-      return detail::side_specific(detail::form_of(in).mnemonic) || detail::has_expr_value(in);
+      return detail::side_specific(op_of(in)) || detail::has_expr_value(in);
     }
 
     /// reaches_window: blocks from which the window's block can be reached; reaches_placement: blocks from which a
@@ -1132,7 +1133,7 @@ class EquivalenceProver {
         for (std::size_t i : g.blocks[b].insts) {
           const Inst& in_ = k0.items[i].inst;
           // Not alike on both sides: unmodelled control, and results that depend on placement or time.
-          if (detail::refuses(in_) || detail::unmodelable(detail::form_of(in_).mnemonic) || placement_dependent(in_))
+          if (detail::refuses(in_) || detail::unmodelable(op_of(in_)) || placement_dependent(in_))
             L.usable = false;
           std::vector<unsigned> rd, wr;
           detail::unit_rw(in_, rd, wr);
@@ -1785,19 +1786,19 @@ class EquivalenceProver {
         const Inst& in_ = k0.items[insts[pos]].inst;
         if (live) {
           const auto& f = detail::form_of(in_);
-          if (detail::contains(f.mnemonic, "movrel") || detail::contains(f.mnemonic, "gpr_idx"))
+          if (one_of(family_of(in_), Family::s_movrel, Family::s_gpr_idx))
             return iid(in_) + " (" + std::string(f.mnemonic) + ") indexes registers at run time, which is not analysed";
           // A call, an indirect jump or a trap return may go to code the CFG does not connect (a callee, an
           // unlabelled address), and other unmodelled instructions change what follows: a live difference there is
           // not followed.
-          if (detail::unmodelable(f.mnemonic) && std::find(t.begin(), t.end(), true) != t.end())
+          if (detail::unmodelable(op_of(in_)) && std::find(t.begin(), t.end(), true) != t.end())
             return "a difference (" + detail::unit_list(units_of_set(t)) + ") is live at " + iid(in_) + " (" +
                    print_inst(in_) + "), where control or state goes where this analysis does not follow";
           std::vector<unsigned> rd, wr;
           detail::unit_rw(in_, rd, wr);
           if (tainted(rd)) {
             const bool sink = detail::is_memory_form(f) || f.has(isa::prop::branch) || f.has(isa::prop::terminator) ||
-                              f.format == isa::Format::SOPP || detail::unmodelable(f.mnemonic) ||
+                              f.format == isa::Format::SOPP || detail::unmodelable(op_of(in_)) ||
                               (f.implicit_defs & (isa::reg::exec | isa::reg::mode)) ||
                               f.has(isa::prop::side_effects) ||
                               std::find(wr.begin(), wr.end(), detail::unit_exec) != wr.end() ||
@@ -1806,8 +1807,8 @@ class EquivalenceProver {
             if (sink)
               return "a difference (" + tainted_names(t, rd) + ") reaches " + iid(in_) + " (" + print_inst(in_) + ")";
             for (unsigned u : wr) t[u] = true;
-          } else if (detail::side_specific(f.mnemonic) || detail::has_expr_value(in_) ||
-                     detail::unmodelable(f.mnemonic)) {
+          } else if (detail::side_specific(op_of(in_)) || detail::has_expr_value(in_) ||
+                     detail::unmodelable(op_of(in_))) {
             for (unsigned u : wr) t[u] = true;  // depends on code placement or time: may differ
           } else {
             for (unsigned u : detail::full_writes(in_, KnownBits::exec_full(kb))) t[u] = false;

@@ -17,6 +17,7 @@
 #include "asmevo/analysis/findings.hpp"
 #include "asmevo/analysis/hazard_rules.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/linkage.hpp"
 
@@ -133,6 +134,7 @@ inline constexpr std::size_t max_slots = 14;
   if (in.form >= all.size()) return f;
   const isa::FormInfo& form = all[in.form];
   f.form = &form;
+  f.op = op_of(t, in.form);
   f.cls = hazard_class(form, t);
   f.passes = hazard_passes(form, t);
   const auto infos = isa::operands(form);
@@ -152,7 +154,7 @@ inline constexpr std::size_t max_slots = 14;
   };
   // gfx950's f8f6f4 forms: the pass count depends on the formats cbsz/blgp select (MfmaInfo::passes_for).
   if (f.passes && (present("cbsz") || present("blgp")))
-    if (const MfmaInfo* mi = mfma_info(form.mnemonic, t); mi && mi->passes_narrow) {
+    if (const MfmaInfo* mi = mfma_info(op_of(t, in.form), t); mi && mi->passes_narrow) {
       f.passes = mi->passes_for(static_cast<unsigned>(imm("cbsz")), static_cast<unsigned>(imm("blgp")));
       if (f.passes == 2) f.cls |= hz::two_pass;
     }
@@ -213,7 +215,7 @@ inline constexpr std::size_t max_slots = 14;
   // LLVM AMDGPUAsmParser cvtVOP3P).
   if (f.cls & hz::valu) {
     if (const Operand* hi = op("op_sel_hi"); hi && form.format == isa::Format::VOP3P && !form.has(isa::prop::mfma)) {
-      const bool mix = form.mnemonic.find("_mix") != std::string_view::npos;
+      const bool mix = family_of(op_of(t, in.form)) == Family::v_mix;
       if (hi->present() ? (imm("op_sel_hi") & 1) != 0 : !mix) f.cls |= hz::packed_hi;
     }
     if (form.variant == isa::Variant::sdwa && present("dst_sel") && imm("dst_sel") != 6) f.cls |= hz::dst_sel;
@@ -229,9 +231,8 @@ inline constexpr std::size_t max_slots = 14;
 /// Wait states one instruction counts as: 1, or N + 1 for `s_nop N` (MI300 ISA (CDNA3) §4.5 "Manually Inserted Wait
 /// States (NOPs)" and S_NOP: SIMM16[3:0] + 1; LLVM SIInstrInfo::getNumWaitStates).
 [[nodiscard]] inline unsigned hazard_wait_states(const Inst& in, Target t) {
-  const auto all = isa::forms(t);
-  if (in.form >= all.size() || all[in.form].mnemonic != "s_nop") return 1;
-  const auto infos = isa::operands(all[in.form]);
+  if (op_of(t, in.form) != op::s_nop) return 1;  // Opcode::invalid for a form outside the table
+  const auto infos = isa::operands(isa::forms(t)[in.form]);
   const int k = hazard_detail::operand_named(infos, std::min(infos.size(), in.ops.size()), "simm16");
   if (k < 0 || in.ops[static_cast<std::size_t>(k)].kind != Operand::Kind::imm) return 1;
   return static_cast<unsigned>(in.ops[static_cast<std::size_t>(k)].imm & 0xf) + 1;

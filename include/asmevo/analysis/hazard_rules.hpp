@@ -6,12 +6,15 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string_view>
 
-#include "asmevo/ir/isa_info.hpp"
-#include "asmevo/ir/target.hpp"
 #include "asmevo/analysis/mfma_info.hpp"
+#include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/isa_info.hpp"
+#include "asmevo/ir/op.hpp"
+#include "asmevo/ir/target.hpp"
 
 namespace asmevo::analysis {
 
@@ -54,7 +57,8 @@ inline constexpr std::uint64_t
     mask_reader = 1ull << 27,  ///< v_addc_co_u32, v_subb_co_u32, v_subbrev_co_u32, v_cndmask_b32 (see role::mask_in)
     flat_seg = 1ull << 28,     ///< FLAT/GLOBAL/SCRATCH (not MUBUF/MTBUF)
     permlane_swap = 1ull << 29,  ///< v_permlane16_swap_b32, v_permlane32_swap_b32 (gfx950)
-    packed_hi = 1ull << 30;      ///< (operand) a packed (VOP3P, not MFMA) VALU with op_sel_hi[0] set
+    packed_hi = 1ull << 30,      ///< (operand) a packed (VOP3P, not MFMA) VALU with op_sel_hi[0] set
+    cond_write = 1ull << 31;     ///< s_cmov_b32/b64, s_cmovk_i32: writes its destination only when SCC is set
 }  // namespace hz
 
 /// Operand roles of a register reference.
@@ -80,6 +84,7 @@ struct HazardRef {
 /// What the matcher needs to know about one instruction.
 struct HazardFacts {
   const isa::FormInfo* form = nullptr;
+  Opcode op = Opcode::invalid;     ///< the typed op of `form` (the same-op relation of a rule compares these)
   std::uint64_t cls = 0;           ///< hz:: bits
   unsigned passes = 0;             ///< MFMA passes (mfma_info), 0 for other instructions
   std::int32_t hwreg = -1;         ///< s_setreg/s_getreg: the HW_REG id (simm16 bits 5:0)
@@ -536,34 +541,50 @@ static_assert(target_rules(Target::gfx90a).count < 64 && target_rules(Target::gf
 // ---- classification ------------------------------------------------------------------------------------------
 
 namespace detail {
-/// Named opcodes the rules single out (LLVM GCNHazardRecognizer's isSSetReg/isSGetReg/isRWLane/isDivFMas/isSMovRel/
-/// isSendMsgTraceDataOrGDS/isRFE and the DS_*_ADDTID and V_FMA(C)_F64 cases of checkMAIVALUHazards).
-struct NamedClass {
-  std::string_view mnemonic;
-  std::uint64_t cls;
-};
-inline constexpr NamedClass named_classes[] = {
-    {"ds_read_addtid_b32", hz::m0_movrel},  {"ds_write_addtid_b32", hz::m0_movrel},
-    {"s_getreg_b32", hz::getreg},           {"s_movreld_b32", hz::m0_movrel},
-    {"s_movreld_b64", hz::m0_movrel},       {"s_movrels_b32", hz::m0_movrel},
-    {"s_movrels_b64", hz::m0_movrel},       {"s_rfe_b64", hz::rfe},
-    {"s_sendmsg", hz::m0_msg},              {"s_sendmsghalt", hz::m0_msg},
-    {"s_setreg_b32", hz::setreg},           {"s_setreg_imm32_b32", hz::setreg},
-    {"s_ttracedata", hz::m0_msg},           {"v_div_fmas_f32", hz::div_fmas},
-    {"v_div_fmas_f64", hz::div_fmas},       {"v_fma_f64", hz::fma64},
-    {"v_fmac_f64", hz::fma64},              {"v_readfirstlane_b32", hz::read_lane},
-    {"v_readlane_b32", hz::rw_lane | hz::read_lane}, {"v_writelane_b32", hz::rw_lane},
-    {"v_permlane16_swap_b32", hz::permlane_swap}, {"v_permlane32_swap_b32", hz::permlane_swap},
-    {"v_addc_co_u32", hz::mask_reader},     {"v_subb_co_u32", hz::mask_reader},
-    {"v_subbrev_co_u32", hz::mask_reader},  {"v_cndmask_b32", hz::mask_reader},
-};
+/// The Opcode of `f`, a row of isa::forms(t) (hazard facts are built from the target's table); Opcode::invalid for a row
+/// that is not one of it.
+[[nodiscard]] constexpr Opcode op_of_row(const isa::FormInfo& f, Target t) noexcept {
+  const auto all = isa::forms(t);
+  const std::less<const isa::FormInfo*> before;
+  if (before(&f, all.data()) || !before(&f, all.data() + all.size())) return Opcode::invalid;
+  return op_of(t, static_cast<std::size_t>(&f - all.data()));
+}
+
+/// Class bits of the ops the rules single out (LLVM GCNHazardRecognizer's isSSetReg/isSGetReg/isRWLane/isDivFMas/
+/// isSMovRel/isSendMsgTraceDataOrGDS/isRFE and the DS_*_ADDTID and V_FMA(C)_F64 cases of checkMAIVALUHazards), and
+/// the conditional writes hazard_hiding_writer leaves out.
+[[nodiscard]] constexpr std::uint64_t named_class(Opcode o) noexcept {
+  switch (family_of(o)) {
+    case Family::s_movrel: return hz::m0_movrel;  // s_movrels_b32/b64, s_movreld_b32/b64
+    case Family::s_setreg: return hz::setreg;     // s_setreg_b32, s_setreg_imm32_b32
+    case Family::s_getreg: return hz::getreg;     // s_getreg_b32
+    case Family::s_sendmsg: return hz::m0_msg;    // s_sendmsg, s_sendmsghalt
+    case Family::s_cmov: return hz::cond_write;   // s_cmov_b32, s_cmov_b64, s_cmovk_i32
+    default: break;
+  }
+  switch (o) {
+    case op::ds_read_addtid_b32: case op::ds_write_addtid_b32: return hz::m0_movrel;
+    case op::s_ttracedata: return hz::m0_msg;
+    case op::s_rfe_b64: return hz::rfe;  // not s_rfe_restore_b64 (LLVM isRFE: S_RFE_B64 only)
+    case op::v_div_fmas_f32: case op::v_div_fmas_f64: return hz::div_fmas;
+    case op::v_fma_f64: case op::v_fmac_f64: return hz::fma64;
+    case op::v_readfirstlane_b32: return hz::read_lane;
+    case op::v_readlane_b32: return hz::rw_lane | hz::read_lane;
+    case op::v_writelane_b32: return hz::rw_lane;
+    case op::v_permlane16_swap_b32: case op::v_permlane32_swap_b32: return hz::permlane_swap;
+    case op::v_addc_co_u32: case op::v_subb_co_u32: case op::v_subbrev_co_u32: case op::v_cndmask_b32:
+      return hz::mask_reader;
+    default: return 0;
+  }
+}
 }  // namespace detail
 
 /// The class bits of `form` on `t` that follow from the form alone (no operand values): see hz:: for the others.
 [[nodiscard]] constexpr std::uint64_t hazard_class(const isa::FormInfo& f, Target t) noexcept {
   using namespace isa;
   std::uint64_t c = hz::any;
-  const bool accvgpr = f.mnemonic.starts_with("v_accvgpr_");
+  const asmevo::Opcode o = detail::op_of_row(f, t);
+  const bool accvgpr = family_of(o) == Family::v_accvgpr;  // v_accvgpr_read/write/mov_b32
   if (f.has(prop::valu)) c |= hz::valu;
   if (f.has(prop::valu) && !(f.has(prop::mfma) && !accvgpr)) c |= hz::valu_legacy;
   if (f.has(prop::dot)) c |= hz::dot;
@@ -576,7 +597,7 @@ inline constexpr NamedClass named_classes[] = {
   if (f.variant == Variant::dpp || f.has(prop::dpp)) c |= hz::dpp;
   if (f.has(prop::mfma) && !accvgpr) {
     c |= hz::mfma;
-    if (const MfmaInfo* mi = mfma_info(f.mnemonic, t)) {
+    if (const MfmaInfo* mi = mfma_info(o, t)) {
       if (mi->dgemm) {
         c |= hz::dgemm | (mi->m == 4 ? hz::dgemm_4x4 : hz::dgemm_16x16);
       } else if (t == Target::gfx90a || mi->a != MfmaType::f32) {
@@ -585,15 +606,13 @@ inline constexpr NamedClass named_classes[] = {
       if (mi->passes == 2) c |= hz::two_pass;
     }
   }
-  for (const auto& n : detail::named_classes)
-    if (n.mnemonic == f.mnemonic) c |= n.cls;
-  return c;
+  return c | detail::named_class(o);
 }
 
 /// The MFMA pass count of `form` on `t` (0 when it is not an MFMA or the pass count is unknown).
 [[nodiscard]] constexpr unsigned hazard_passes(const isa::FormInfo& f, Target t) noexcept {
   if (!f.has(isa::prop::mfma)) return 0;
-  const MfmaInfo* mi = mfma_info(f.mnemonic, t);
+  const MfmaInfo* mi = mfma_info(detail::op_of_row(f, t), t);
   return mi ? mi->passes : 0;
 }
 
@@ -647,10 +666,10 @@ struct SgprSet {
 
 /// Whether `f`'s scalar register writes hide an older VALU write of the same SGPR from later readers
 /// (HazardRule::any_writer_hides): every instruction that writes its scalar destinations unconditionally and at the
-/// registers its operands name. Not s_cmov_b32/b64 and s_cmovk_i32 (they write only when SCC is set) nor
-/// s_movreld_b32/b64 (they write the register M0 selects).
+/// registers its operands name. Not s_cmov_b32/b64 and s_cmovk_i32 (hz::cond_write: they write only when SCC is set)
+/// nor s_movreld_b32/b64 (hz::m0_movrel: they write the register M0 selects).
 [[nodiscard]] constexpr bool hazard_hiding_writer(const HazardFacts& f) noexcept {
-  if (!f.form || (f.cls & hz::m0_movrel) || f.mnemonic().starts_with("s_cmov")) return false;
+  if (!f.form || (f.cls & (hz::m0_movrel | hz::cond_write))) return false;
   for (std::size_t k = 0; k < f.nrefs; ++k)
     if (!f.refs[k].vector && (f.refs[k].roles & role::def)) return true;
   return false;
@@ -682,8 +701,8 @@ struct HazardMatch {
                                            std::uint32_t skip = 0, const SgprSet* hidden = nullptr) noexcept {
   HazardMatch m;
   if (!r.any_writer_hides) hidden = nullptr;
-  if (r.same_op == SameOp::same && p.mnemonic() != c.mnemonic()) return m;
-  if (r.same_op == SameOp::different && p.mnemonic() == c.mnemonic()) return m;
+  if (r.same_op == SameOp::same && p.op != c.op) return m;
+  if (r.same_op == SameOp::different && p.op == c.op) return m;
   // s_setreg/s_getreg rules relate through the hardware register id (LLVM getHWReg); s_rfe needs TRAPSTS (id 3,
   // MI300 ISA (CDNA3) §4.4 "S_GETREG/S_SETREG hardware register IDs").
   if (p.cls & hz::setreg) {

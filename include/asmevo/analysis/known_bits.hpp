@@ -334,7 +334,7 @@ class KnownBits {
 /// a known SCC. nullopt for any other instruction (s_cbranch_vccz/vccnz included) or an open outcome.
 [[nodiscard]] inline std::optional<bool> decided_branch(const detail::KbState& s, const Inst& in) {
   if (!s.reached) return std::nullopt;
-  const auto op = loops_detail::op_of(in).op;
+  const auto op = loops_detail::loop_op(in).op;
   if (op == loops_detail::Op::cbranch_scc0 || op == loops_detail::Op::cbranch_scc1) {
     const detail::KB& b = s.units[static_cast<std::size_t>(detail::kb_index(detail::unit_scc))];
     if (!((b.zero | b.one) & 1u)) return std::nullopt;

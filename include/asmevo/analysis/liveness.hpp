@@ -16,6 +16,7 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 
 namespace asmevo::analysis {
@@ -77,8 +78,7 @@ class Liveness {
         live.reset(u);
         if (kill) kill->set(u);
       }
-    const auto m = detail::form_of(in).mnemonic;
-    if (m == "s_swappc_b64" || m == "s_call_b64") {
+    if (family_of(in) == Family::s_call) {  // s_call_b64, s_swappc_b64
       live.set();
       if (kill) kill->reset();
       return;

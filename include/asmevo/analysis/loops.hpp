@@ -19,12 +19,11 @@
 // `evaluate` runs the recurrence exactly, in 32-bit arithmetic, for given entry values (up to a cap). Under a launch,
 // `concrete_trip_counts` takes those values from analysis/known_bits.hpp at the end of the preheader.
 //
-// The opcodes this reads (adds, subtracts, compares, scc branches) are found through the generated form tables once
-// per target (OpClass below); the typed-opcode issue replaces the names with op ids.
+// The opcodes this reads (adds, subtracts, compares, scc branches) are named by their typed op ids and compare
+// attributes (loops_detail::loop_op below).
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +33,7 @@
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/support/linkage.hpp"
 
@@ -118,41 +118,42 @@ struct OpFacts {
   bool simm16 = false;  ///< s_cmpk_*: the constant is a 16-bit immediate (sign-extended for _i32, zero- for _u32)
 };
 
-/// Per form of target `t`: its OpFacts, built once from the form tables.
-[[nodiscard]] inline const std::vector<OpFacts>& op_table(Target t) {
-  static const auto build = [](Target tt) {
-    std::vector<OpFacts> v(isa::forms(tt).size());
-    const auto base = isa::forms(tt).data();
-    auto set = [&](std::string_view m, OpFacts f) {
-      for (const auto& form : isa::find_mnemonic(tt, m)) v[static_cast<std::size_t>(&form - base)] = f;
-    };
-    for (const auto m : {"s_add_u32", "s_add_i32", "v_add_u32", "v_add_co_u32"}) set(m, {Op::add});
-    for (const auto m : {"s_sub_u32", "s_sub_i32", "v_sub_u32", "v_sub_co_u32"}) set(m, {Op::sub});
-    for (const auto m : {"v_subrev_u32", "v_subrev_co_u32"}) set(m, {Op::subrev});
-    set("s_addk_i32", {Op::addk});
-    for (const auto m : {"s_mov_b32", "v_mov_b32", "s_movk_i32"}) set(m, {Op::mov});
-    set("s_cbranch_scc0", {Op::cbranch_scc0});
-    set("s_cbranch_scc1", {Op::cbranch_scc1});
-    constexpr std::pair<const char*, Cond> conds[] = {{"eq", Cond::eq}, {"lg", Cond::ne}, {"lt", Cond::lt},
-                                                      {"le", Cond::le}, {"gt", Cond::gt}, {"ge", Cond::ge}};
-    for (const auto& [c, cond] : conds)
-      for (const bool sgn : {false, true}) {
-        const std::string ty = sgn ? "_i32" : "_u32";
-        set("s_cmp_" + std::string(c) + ty, {Op::cmp, cond, sgn});
-        set("s_cmpk_" + std::string(c) + ty, {Op::cmp, cond, sgn, true});
-      }
-    set("s_cmp_eq_u64", {Op::cmp64, Cond::eq});
-    set("s_cmp_lg_u64", {Op::cmp64, Cond::ne});
-    return v;
-  };
-  static const std::array<std::vector<OpFacts>, 3> tables{build(Target::gfx90a), build(Target::gfx942),
-                                                          build(Target::gfx950)};
-  return tables[static_cast<std::size_t>(t)];
+/// The condition of an s_cmp/s_cmpk, or nullopt for one this analysis does not read (there is none on gfx9: every
+/// scalar compare is eq, lg, gt, ge, lt or le).
+[[nodiscard]] constexpr std::optional<Cond> cond_of(CmpCond c) noexcept {
+  switch (c) {
+    case CmpCond::eq: return Cond::eq;
+    case CmpCond::lg: return Cond::ne;
+    case CmpCond::lt: return Cond::lt;
+    case CmpCond::le: return Cond::le;
+    case CmpCond::gt: return Cond::gt;
+    case CmpCond::ge: return Cond::ge;
+    default: return std::nullopt;
+  }
 }
 
-[[nodiscard]] inline OpFacts op_of(const Inst& in) {
-  const auto& t = op_table(in.target);
-  return in.form < t.size() ? t[in.form] : OpFacts{};
+/// The OpFacts of `in` (OpFacts{} for every other op, and for a form index outside the target's table).
+[[nodiscard]] constexpr OpFacts loop_op(const Inst& in) noexcept {
+  const asmevo::Opcode o = asmevo::op_of(in);  // the typed op id (this namespace's Op is the class above)
+  switch (o) {
+    case op::s_add_u32: case op::s_add_i32: case op::v_add_u32: case op::v_add_co_u32: return {loops_detail::Op::add};
+    case op::s_sub_u32: case op::s_sub_i32: case op::v_sub_u32: case op::v_sub_co_u32: return {loops_detail::Op::sub};
+    case op::v_subrev_u32: case op::v_subrev_co_u32: return {loops_detail::Op::subrev};
+    case op::s_addk_i32: return {loops_detail::Op::addk};
+    case op::s_mov_b32: case op::v_mov_b32: case op::s_movk_i32: return {loops_detail::Op::mov};
+    case op::s_cbranch_scc0: return {loops_detail::Op::cbranch_scc0};
+    case op::s_cbranch_scc1: return {loops_detail::Op::cbranch_scc1};
+    default: break;
+  }
+  // s_cmp_<cond>_{i32,u32}, s_cmpk_<cond>_{i32,u32}, s_cmp_{eq,lg}_u64.
+  const OpInfo& info = op_info(o);
+  const auto cond = cond_of(info.cond);
+  if (!cond || !one_of(info.family, Family::s_cmp, Family::s_cmpk)) return {};
+  if (one_of(info.type, DataType::i32, DataType::u32))
+    return {loops_detail::Op::cmp, *cond, info.type == DataType::i32, info.family == Family::s_cmpk};
+  if (info.family == Family::s_cmp && info.type == DataType::u64 && one_of(*cond, Cond::eq, Cond::ne))
+    return {loops_detail::Op::cmp64, *cond};
+  return {};
 }
 
 [[nodiscard]] inline const char* cond_text(Cond c) noexcept {
@@ -395,7 +396,7 @@ struct Shape {
       if (writes[u] != 1) continue;
       const std::size_t i = writer[u];
       const Inst& in = p.items[i].inst;
-      const OpFacts f = op_of(in);
+      const OpFacts f = loops_detail::loop_op(in);
       if (f.op != Op::add && f.op != Op::sub && f.op != Op::subrev && f.op != Op::addk) continue;
       const Shape s = shape_of(in);
       if (s.def < 0 || unit_of(in.ops[static_cast<std::size_t>(s.def)]) != static_cast<int>(u)) continue;
@@ -444,7 +445,7 @@ struct Shape {
       continue;
     }
     const Inst& br = p.items[insts.back()].inst;
-    const OpFacts bf = op_of(br);
+    const OpFacts bf = loops_detail::loop_op(br);
     if (bf.op != Op::cbranch_scc0 && bf.op != Op::cbranch_scc1) {
       l.no_trip = "the exit is not decided by s_cbranch_scc0/scc1";
       continue;
@@ -459,12 +460,12 @@ struct Shape {
         break;
       }
     }
-    if (!cmp_at || op_of(p.items[insts[*cmp_at]].inst).op != Op::cmp) {
+    if (!cmp_at || loops_detail::loop_op(p.items[insts[*cmp_at]].inst).op != Op::cmp) {
       l.no_trip = "SCC at the exit branch is not set by an s_cmp in the exiting block";
       continue;
     }
     const Inst& cmp = p.items[insts[*cmp_at]].inst;
-    const OpFacts cf = op_of(cmp);
+    const OpFacts cf = loops_detail::loop_op(cmp);
     std::vector<LoopValue> side;
     for (std::size_t k = 0; k < cmp.ops.size(); ++k) {
       if (cmp.ops[k].kind == Operand::Kind::absent) continue;

@@ -24,9 +24,10 @@
 #include <string_view>
 #include <vector>
 
-#include "asmevo/ir/target.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
+#include "asmevo/ir/target.hpp"
 #include "asmevo/support/diag.hpp"
 
 namespace asmevo::analysis {
@@ -53,11 +54,10 @@ namespace detail {
 
 /// Relative-indexing instructions of gfx9 (the S_MOVRELS_B32/B64, S_MOVRELD_B32/B64 and S_SET_GPR_IDX_ON/IDX
 /// descriptions of the "AMD Instinct MI300 ISA" and "MI200 ISA" reference guides): they read or write s[base + M0],
-/// or offset VGPR operands by an index until s_set_gpr_idx_off. The IR's tables have no property for this, hence
-/// the mnemonics.
-[[nodiscard]] constexpr bool is_relative_indexing(std::string_view mnemonic) noexcept {
-  return mnemonic.starts_with("s_movrels") || mnemonic.starts_with("s_movreld") ||
-         mnemonic == "s_set_gpr_idx_on" || mnemonic == "s_set_gpr_idx_idx";
+/// or offset VGPR operands by an index until s_set_gpr_idx_off. The form tables have no property for this, hence
+/// the op ids. (v_movrel* do not exist on gfx90a/gfx942/gfx950.)
+[[nodiscard]] constexpr bool is_relative_indexing(Opcode o) noexcept {
+  return family_of(o) == Family::s_movrel || one_of(o, op::s_set_gpr_idx_on, op::s_set_gpr_idx_idx);
 }
 
 inline void note_reg(RegisterUsage& u, const Reg& r) {
@@ -99,7 +99,7 @@ inline void note_reg(RegisterUsage& u, const Reg& r) {
     const bool flat_format =
         f.format == isa::Format::FLAT || f.format == isa::Format::GLOBAL || f.format == isa::Format::SCRATCH;
     if ((implicit & isa::reg::flat_scratch) && !flat_format) u.flat_scratch = true;
-    if (detail::is_relative_indexing(f.mnemonic)) {
+    if (detail::is_relative_indexing(op_of(it.inst))) {
       if (!u.indirect) u.first_indirect = it.inst.id;
       u.indirect = true;
     }

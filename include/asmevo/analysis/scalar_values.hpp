@@ -22,7 +22,7 @@
 // added bit by bit with a three-valued carry): that is how the parity above becomes known.
 //
 // Instruction semantics (AMD Instinct MI300 ISA (CDNA3) reference guide, "Scalar ALU Operations" and the SOP1/SOP2/
-// SOPK/SOPC opcode tables; the emulator implements the same rows in verify/emu/sem_salu.hpp):
+// SOPK/SOPC opcode tables; the emulator implements the same rows in emu/sem_salu.hpp):
 //  - S_ADD_U32 / S_ADD_I32: D = S0 + S1 (mod 2^32); S_SUB_U32 / S_SUB_I32: D = S0 - S1; S_ADDK_I32: D = D +
 //    signext(SIMM16); S_MOV_B32: D = S0; S_MOVK_I32: D = signext(SIMM16). The adds write SCC (carry/overflow),
 //    which is not modelled (SCC becomes unknown).
@@ -56,6 +56,7 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/reg.hpp"
 #include "asmevo/ir/waitcnt.hpp"
@@ -558,16 +559,17 @@ class ScalarValues {
     }
     const isa::FormInfo& f = forms[in.form];
     const auto ops = isa::operands(f);
-    const std::string_view mn = f.mnemonic;
+    const Opcode opc = op_of(t_, in.form);
+    const OpInfo& info = op_info(opc);
     // s_cbranch_g_fork / i_fork / join keep their branch stack in SGPRs (GCN3/Vega ISA S_CBRANCH_G_FORK: "SGPR[CSP*4]
     // = {...}"), a write LLVM does not list among the instruction's defs (SOPInstructions.td: Defs = [EXEC] only).
-    if (f.has(isa::prop::call) || mn.starts_with("s_movreld") || mn == "s_trap" || mn.starts_with("s_rfe") ||
-        mn.starts_with("s_cbranch_g_fork") || mn.starts_with("s_cbranch_i_fork") || mn == "s_cbranch_join") {
+    if (f.has(isa::prop::call) || info.base == BaseOp::s_movreld || opc == op::s_trap || info.family == Family::s_rfe ||
+        info.family == Family::s_cbranch_fork) {
       s.forget_all();
       if (f.has(isa::prop::call)) s.pend_lgkm.set(), s.pend_vm.set();  // the callee may leave loads outstanding
       return;
     }
-    if (mn == "s_waitcnt") {
+    if (opc == op::s_waitcnt) {
       for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
         if (ops[k].kind == isa::Kind::waitcnt && in.ops[k].kind == Operand::Kind::imm) {
           const Waitcnt w = decode_waitcnt(t_, static_cast<std::uint16_t>(in.ops[k].imm));
@@ -654,52 +656,55 @@ class ScalarValues {
     };
 
     // ---- compares ---------------------------------------------------------------------------------------------
-    auto cmp_of = [](std::string_view rest) -> std::optional<Cmp> {
-      if (rest.starts_with("eq_")) return Cmp::eq;
-      if (rest.starts_with("lg_")) return Cmp::ne;
-      if (rest.starts_with("lt_")) return Cmp::lt;
-      if (rest.starts_with("le_")) return Cmp::le;
-      if (rest.starts_with("gt_")) return Cmp::gt;
-      if (rest.starts_with("ge_")) return Cmp::ge;
-      return std::nullopt;
+    auto cmp_of = [](CmpCond c) -> std::optional<Cmp> {
+      switch (c) {
+        case CmpCond::eq: return Cmp::eq;
+        case CmpCond::lg: return Cmp::ne;
+        case CmpCond::lt: return Cmp::lt;
+        case CmpCond::le: return Cmp::le;
+        case CmpCond::gt: return Cmp::gt;
+        case CmpCond::ge: return Cmp::ge;
+        default: return std::nullopt;
+      }
     };
-    const bool is_cmp = mn.starts_with("s_cmp_"), is_cmpk = mn.starts_with("s_cmpk_");
-    if ((is_cmp || is_cmpk) && (mn.ends_with("_i32") || mn.ends_with("_u32"))) {
-      const auto op = cmp_of(mn.substr(is_cmp ? 6 : 7));
-      const bool sg = mn.ends_with("_i32");
+    // 32-bit compares: s_cmp_<cond>_{i32,u32} and s_cmpk_<cond>_{i32,u32}.
+    const bool is_cmp = info.family == Family::s_cmp, is_cmpk = info.family == Family::s_cmpk;
+    if ((is_cmp || is_cmpk) && one_of(info.type, DataType::i32, DataType::u32)) {
+      const auto cmp = cmp_of(info.cond);
+      const bool sg = info.type == DataType::i32;
       std::optional<Opnd> a, b;
-      if (op && is_cmp) {
+      if (cmp && is_cmp) {
         a = opnd(src(idx("src0"))), b = opnd(src(idx("src1")));
-      } else if (op) {
+      } else if (cmp) {
         // s_cmpk_*: the register operand is the first one (LLVM names it sdst although it is read).
         a = opnd(src(0));
         const int ki = idx("simm16");
         if (ki >= 0 && in.ops[static_cast<std::size_t>(ki)].kind == Operand::Kind::imm)
           b = Opnd{no_reg, simm16(in.ops[static_cast<std::size_t>(ki)].imm, sg)};
       }
-      if (!op || !a || !b) {
+      if (!cmp || !a || !b) {
         s.scc = Scc{};
         return;
       }
-      s.scc = Scc{Scc::K::compare, false, *op, sg, *a, *b};
-      if (const auto r = s.decide(*op, sg, *a, *b)) s.scc = Scc{Scc::K::konst, *r};
+      s.scc = Scc{Scc::K::compare, false, *cmp, sg, *a, *b};
+      if (const auto r = s.decide(*cmp, sg, *a, *b)) s.scc = Scc{Scc::K::konst, *r};
       return;
     }
 
     // ---- moves and adds ---------------------------------------------------------------------------------------
-    if (mn == "s_mov_b32" && d_ok) {
+    if (opc == op::s_mov_b32 && d_ok) {
       const Src x = src(idx("src0"));
       if (x.reg != no_reg) s.assign_add(d, x.reg, 0);
       else s.assign_bits(d, x.konst ? x.kb : Bits{});
       return;  // S_MOV_B32 does not write SCC
     }
-    if (mn == "s_movk_i32" && d_ok) {
+    if (opc == op::s_movk_i32 && d_ok) {
       const int ki = idx("simm16");
       const bool k_ok = ki >= 0 && in.ops[static_cast<std::size_t>(ki)].kind == Operand::Kind::imm;
       s.assign_bits(d, k_ok ? Bits::konst(simm16(in.ops[static_cast<std::size_t>(ki)].imm, true)) : Bits{});
       return;
     }
-    if (mn == "s_addk_i32" && d_ok) {
+    if (opc == op::s_addk_i32 && d_ok) {
       const int ki = idx("simm16");
       if (ki >= 0 && in.ops[static_cast<std::size_t>(ki)].kind == Operand::Kind::imm)
         s.assign_add(d, d, simm16(in.ops[static_cast<std::size_t>(ki)].imm, true));
@@ -708,7 +713,7 @@ class ScalarValues {
       s.scc = Scc{};  // signed overflow: not modelled
       return;
     }
-    const bool add = mn == "s_add_u32" || mn == "s_add_i32", sub = mn == "s_sub_u32" || mn == "s_sub_i32";
+    const bool add = one_of(opc, op::s_add_u32, op::s_add_i32), sub = one_of(opc, op::s_sub_u32, op::s_sub_i32);
     if ((add || sub) && d_ok) {
       const Src a = src(idx("src0")), b = src(idx("src1"));
       if (add && a.reg != no_reg && b.konst && b.reg == no_reg) s.assign_add(d, a.reg, b.k);
@@ -722,34 +727,34 @@ class ScalarValues {
     }
 
     // ---- bitwise and shifts (SCC = D != 0) ---------------------------------------------------------------------
-    if (d_ok && mn.ends_with("_b32") && (mn == "s_and_b32" || mn == "s_or_b32" || mn == "s_xor_b32" ||
-                                         mn == "s_andn2_b32" || mn == "s_orn2_b32" || mn == "s_nand_b32" ||
-                                         mn == "s_nor_b32" || mn == "s_xnor_b32")) {
+    if (d_ok && one_of(opc, op::s_and_b32, op::s_or_b32, op::s_xor_b32, op::s_andn2_b32, op::s_orn2_b32,
+                       op::s_nand_b32, op::s_nor_b32, op::s_xnor_b32)) {
       const Bits a = src(idx("src0")).kb, b = src(idx("src1")).kb;
       Bits r;
-      const std::string_view op = mn.substr(2, mn.size() - 6);
-      const Bits bb = op == "andn2" || op == "orn2" ? scalar_detail::kb_not(b) : b;
-      if (op == "and" || op == "andn2" || op == "nand") r = {a.zero | bb.zero, a.one & bb.one};
-      else if (op == "or" || op == "orn2" || op == "nor") r = {a.zero & bb.zero, a.one | bb.one};
+      using B = BaseOp;  // the logic operation, without its width
+      const B lo = info.base;
+      const Bits bb = one_of(lo, B::s_andn2, B::s_orn2) ? scalar_detail::kb_not(b) : b;
+      if (one_of(lo, B::s_and, B::s_andn2, B::s_nand)) r = {a.zero | bb.zero, a.one & bb.one};
+      else if (one_of(lo, B::s_or, B::s_orn2, B::s_nor)) r = {a.zero & bb.zero, a.one | bb.one};
       else r = {(a.zero & b.zero) | (a.one & b.one), (a.zero & b.one) | (a.one & b.zero)};  // xor / xnor
-      if (op == "nand" || op == "nor" || op == "xnor") r = scalar_detail::kb_not(r);
+      if (one_of(lo, B::s_nand, B::s_nor, B::s_xnor)) r = scalar_detail::kb_not(r);
       s.assign_bits(d, r);
       set_scc_nonzero();
       return;
     }
-    if (d_ok && mn == "s_not_b32") {
+    if (d_ok && opc == op::s_not_b32) {
       s.assign_bits(d, scalar_detail::kb_not(src(idx("src0")).kb));
       set_scc_nonzero();
       return;
     }
-    if (d_ok && (mn == "s_lshl_b32" || mn == "s_lshr_b32" || mn == "s_ashr_i32")) {
+    if (d_ok && one_of(opc, op::s_lshl_b32, op::s_lshr_b32, op::s_ashr_i32)) {
       const Bits a = src(idx("src0")).kb;
       const Src n = src(idx("src1"));
       Bits r;
       if (n.konst) {
         const unsigned sh = n.k & 31u;  // S1[4:0]
-        if (mn == "s_lshl_b32") r = {(a.zero << sh) | ((1u << sh) - 1), a.one << sh};
-        else if (mn == "s_lshr_b32") r = {(a.zero >> sh) | (sh ? ~(~0u >> sh) : 0u), a.one >> sh};
+        if (opc == op::s_lshl_b32) r = {(a.zero << sh) | ((1u << sh) - 1), a.one << sh};
+        else if (opc == op::s_lshr_b32) r = {(a.zero >> sh) | (sh ? ~(~0u >> sh) : 0u), a.one >> sh};
         else
           r = {static_cast<u32>(static_cast<std::int32_t>(a.zero) >> sh),
                static_cast<u32>(static_cast<std::int32_t>(a.one) >> sh)};
@@ -758,7 +763,7 @@ class ScalarValues {
       set_scc_nonzero();
       return;
     }
-    if (d_ok && mn == "s_cselect_b32") {
+    if (d_ok && opc == op::s_cselect_b32) {
       const Src a = src(idx("src0")), b = src(idx("src1"));
       if (s.scc.kind == Scc::K::konst) {
         const Src& c = s.scc.value ? a : b;
@@ -781,17 +786,15 @@ class ScalarValues {
     const Block& blk = g_->blocks[b];
     if (blk.insts.empty() || !blk.target) return s;
     const Inst& last = p_->items[blk.insts.back()].inst;
-    const auto forms = isa::forms(t_);
-    if (last.form >= forms.size()) return s;
-    const std::string_view mn = forms[last.form].mnemonic;
-    if (mn != "s_cbranch_scc0" && mn != "s_cbranch_scc1") return s;
+    const Opcode o = op_of(t_, last.form);  // Opcode::invalid for a form outside the table
+    if (!one_of(o, op::s_cbranch_scc0, op::s_cbranch_scc1)) return s;
     const auto taken = g_->block_named(*blk.target);
     const std::optional<std::uint32_t> fall =
         blk.falls_through && b + 1 < g_->blocks.size() ? std::optional<std::uint32_t>(b + 1) : std::nullopt;
     if (!taken || (fall && *fall == *taken)) return s;  // both ways lead to `to`: nothing to learn
     bool scc;
-    if (to == *taken) scc = mn == "s_cbranch_scc1";
-    else if (fall && to == *fall) scc = mn != "s_cbranch_scc1";
+    if (to == *taken) scc = o == op::s_cbranch_scc1;
+    else if (fall && to == *fall) scc = o != op::s_cbranch_scc1;
     else return s;
     bool ok = true;
     if (s.scc.kind == Scc::K::konst) ok = s.scc.value == scc;

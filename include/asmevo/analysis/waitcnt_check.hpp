@@ -7,10 +7,10 @@
 //    MUBUF/MTBUF carry EXP_CNT in the table for SI only (GCNSubtarget::vmemWriteNeedsExpWaitcnt), so on gfx9 expcnt
 //    counts only exports and GDS (updateEventWaitcntAfter); s_sendmsg* counts in lgkmcnt (SQ_MESSAGE) although its
 //    table entry does not say so; loads to LDS (`... lds`, global_load_lds_*) count in vmcnt only, as the emulator
-//    (verify/emu/sem_mem.hpp bload_lds) and LLVM ("LDS DMA loads ... On the VMEM side these should use VM_CNT") do.
+//    (emu/sem_mem.hpp bload_lds) and LLVM ("LDS DMA loads ... On the VMEM side these should use VM_CNT") do.
 //  - A counted instruction with register definitions (loads, atomics with return, ds_permute/ds_bpermute/ds_swizzle,
 //    s_memtime) writes them when it completes: the same registers the emulator's scoreboard marks pending
-//    (verify/emu/machine.hpp MemOp::dst).
+//    (emu/machine.hpp MemOp::dst).
 //  - vmcnt completes in order (MI300 ISA (CDNA3) §4.4 "S_WAITCNT"). lgkmcnt completes in order only while nothing but
 //    LDS is outstanding: a pending SMEM operation ("scalar memory reads can return out of order", §4.4), a mix of
 //    LDS/GDS/message events (WaitcntBrackets::counterOutOfOrder, hasMixedPendingEvents), or a pending FLAT operation
@@ -68,6 +68,7 @@
 #include "asmevo/analysis/findings.hpp"
 #include "asmevo/analysis/scalar_values.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/reg.hpp"
 #include "asmevo/ir/waitcnt.hpp"
@@ -147,8 +148,10 @@ struct InstFacts {
   if (in.form >= forms.size()) return x;
   const isa::FormInfo& f = forms[in.form];
   const auto ops = isa::operands(f);
+  const Opcode opc = op_of(t, in.form);
+  const OpInfo& info = op_info(opc);
   using namespace isa::prop;
-  if (f.mnemonic == "s_waitcnt") {
+  if (opc == op::s_waitcnt) {
     // The operand is the simm16 (ir/parser.hpp stores the encoded value); decode it as LLVM's decodeWaitcnt does.
     for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
       if (ops[k].kind == isa::Kind::waitcnt && in.ops[k].kind == Operand::Kind::imm)
@@ -163,14 +166,16 @@ struct InstFacts {
   const bool gds = is_ds && (f.has(gws) || operand_set(in, ops, "gds"));
   x.vm = f.has(vm_cnt);
   // Loads to LDS count in vmcnt only (see the file comment): the MUBUF `lds` forms (prop::lds_dma) and
-  // global_load_lds_* / scratch_load_lds_* (LLVM's FLAT_Global_Load_LDS records, which the table does not flag).
-  const bool lds_dma_load = f.has(lds_dma) || ((f.format == isa::Format::GLOBAL || f.format == isa::Format::SCRATCH) &&
-                                               f.mnemonic.find("_load_lds_") != std::string_view::npos);
+  // global_load_lds_* / scratch_load_lds_* (LLVM's FLAT_Global_Load_LDS records, which the table does not flag with
+  // prop::lds_dma; their op has opflag::lds).
+  const bool lds_dma_load =
+      f.has(lds_dma) || ((f.format == isa::Format::GLOBAL || f.format == isa::Format::SCRATCH) &&
+                         info.has(opflag::lds) && one_of(info.base, BaseOp::global_load, BaseOp::scratch_load));
   x.lgkm = f.has(lgkm_cnt) && !lds_dma_load;
-  if (f.mnemonic.starts_with("s_sendmsg")) x.lgkm = true;  // SIInsertWaitcnts: S_SENDMSG* -> SQ_MESSAGE
+  if (info.family == Family::s_sendmsg) x.lgkm = true;  // SIInsertWaitcnts: S_SENDMSG* -> SQ_MESSAGE
   x.exp = f.format == isa::Format::EXP || gds;
   if (is_flat) x.vm_kind = k_flat, x.lgkm_kind = k_flat;
-  else if (f.has(smem) || f.mnemonic == "s_memtime" || f.mnemonic == "s_memrealtime") x.lgkm_kind = k_smem;
+  else if (f.has(smem) || info.family == Family::s_memtime) x.lgkm_kind = k_smem;  // s_memtime, s_memrealtime
   else if (gds) x.lgkm_kind = k_gds;
   else if (is_ds) x.lgkm_kind = k_lds;
   else if (x.lgkm) x.lgkm_kind = k_msg;

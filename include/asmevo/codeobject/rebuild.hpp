@@ -27,6 +27,7 @@
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/codeobject/program_target.hpp"
+#include "asmevo/codeobject/recover.hpp"
 #include "asmevo/codeobject/resources_update.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/mc/encode.hpp"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "asmevo/ir/inst_form.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/mc/encode.hpp"
@@ -449,17 +450,17 @@ inline void decode_span(mc::Encoder& enc, std::span<const std::uint8_t> text, st
     auto [first, last] = region_slots[r];
     const std::uint64_t entry = sp.begin + 256;  // firmware that preloads starts at the kernel entry + 256 bytes
     std::size_t i = first;
-    auto mnem = [&](std::size_t k) { return slots[k].is_inst ? detail::form_of(slots[k].inst).mnemonic : std::string_view(); };
+    auto op_at = [&](std::size_t k) { return slots[k].is_inst ? op_of(slots[k].inst) : Opcode::invalid; };
     bool has_branch = false;
     bool ok = false;
     // LLVM's AMDGPUPreloadKernArgProlog: s_load* of the preloaded SGPRs, s_waitcnt, s_branch to entry + 256.
-    while (i < last && mnem(i).starts_with("s_load_")) ++i;
-    if (i > first && i + 1 < last && mnem(i) == "s_waitcnt" && mnem(i + 1) == "s_branch") {
+    while (i < last && family_of(op_at(i)) == Family::s_load) ++i;
+    if (i > first && i + 1 < last && op_at(i) == op::s_waitcnt && op_at(i + 1) == op::s_branch) {
       auto it = std::find_if(branches.begin(), branches.end(), [&](const BranchUse& b) { return b.slot == i + 1; });
       if (it != branches.end() && it->target == entry) { has_branch = true; ok = true; i += 2; }
     }
     // Older LLVM (AMDGPUTargetStreamer::EmitKernargPreloadHeader): s_trap 2 or s_endpgm, then s_nop fill.
-    if (!ok && first < last && (mnem(first) == "s_trap" || mnem(first) == "s_endpgm")) { i = first + 1; ok = true; }
+    if (!ok && first < last && one_of(op_at(first), op::s_trap, op::s_endpgm)) { i = first + 1; ok = true; }
     if (!ok) continue;
     std::size_t k = i;
     while (k < last && slots[k].off < entry && detail::is_nop0(text, slots[k])) ++k;
@@ -517,7 +518,7 @@ inline void decode_span(mc::Encoder& enc, std::span<const std::uint8_t> text, st
     auto [first, last] = region_slots[r];
     for (std::size_t g = first; g < last; ++g) {
       const Slot& gs = slots[g];
-      if (!gs.is_inst || detail::form_of(gs.inst).mnemonic != "s_getpc_b64") continue;
+      if (!gs.is_inst || op_of(gs.inst) != op::s_getpc_b64) continue;
       const Operand& dst = gs.inst.ops.empty() ? Operand{} : gs.inst.ops[0];
       if (dst.kind != Operand::Kind::reg || dst.reg.file != RegFile::sgpr || dst.reg.dwords != 2) continue;
       const unsigned a = dst.reg.index;
@@ -539,14 +540,14 @@ inline void decode_span(mc::Encoder& enc, std::span<const std::uint8_t> text, st
         if (f.has(isa::prop::branch) || f.has(isa::prop::terminator) || f.has(isa::prop::no_fallthrough) ||
             f.has(isa::prop::call) || f.has(isa::prop::return_))
           break;
-        const std::string_view m = f.mnemonic;
+        const Opcode o = op_of(s.inst);
         bool consumed = false;
-        if ((m == "s_add_u32" || m == "s_sub_u32") && !clob_lo && literal_with(s, a, m == "s_sub_u32")) {
+        if (one_of(o, op::s_add_u32, op::s_sub_u32) && !clob_lo && literal_with(s, a, o == op::s_sub_u32)) {
           if (pending) orphan();
           pending = j;
-          pending_sub = m == "s_sub_u32";
+          pending_sub = o == op::s_sub_u32;
           consumed = true;
-        } else if ((m == "s_addc_u32" || m == "s_subb_u32") && pending && !clob_hi && pending_sub == (m == "s_subb_u32") &&
+        } else if (one_of(o, op::s_addc_u32, op::s_subb_u32) && pending && !clob_hi && pending_sub == (o == op::s_subb_u32) &&
                    literal_with(s, a + 1, pending_sub)) {
           const Slot& lo = slots[*pending];
           const std::uint64_t lo_lit = detail::read_u32(text, lo.off + detail::form_of(lo.inst).size);

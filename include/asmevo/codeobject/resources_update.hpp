@@ -14,10 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "asmevo/analysis/resources.hpp"
-#include "asmevo/codeobject/recount.hpp"
 #include "asmevo/codeobject/descriptor.hpp"
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/codeobject/program_target.hpp"
+#include "asmevo/codeobject/recount.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/mc/llvm_mc.hpp"
@@ -30,9 +31,7 @@ namespace detail {
 /// True if the code can leave its own instructions for another function (s_swappc_b64 / s_setpc_b64 / s_call_b64).
 [[nodiscard]] inline bool calls_out(std::span<const Item> items) {
   for (const auto& it : items) {
-    if (it.kind != Item::Kind::inst) continue;
-    const std::string m = mnemonic_text(it.inst);
-    if (m.starts_with("s_swappc") || m.starts_with("s_setpc") || m.starts_with("s_call")) return true;
+    if (it.kind == Item::Kind::inst && (family_of(it.inst) == Family::s_call || op_of(it.inst) == op::s_setpc_b64)) return true;
   }
   return false;
 }
@@ -74,7 +73,7 @@ namespace detail {
     use = merge(use, analysis::scan(code));
     if (scratch != nullptr && !*scratch)
       for (const auto& it : code)
-        if (it.kind == Item::Kind::inst && mnemonic_text(it.inst).starts_with("scratch_")) {
+        if (it.kind == Item::Kind::inst && op_info(it.inst).unit == OpUnit::scratch) {
           *scratch = it.inst.id;
           break;
         }

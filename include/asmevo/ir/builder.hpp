@@ -22,6 +22,7 @@
 
 #include "asmevo/ir/detail/operand_check.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/reg.hpp"
@@ -348,8 +349,10 @@ struct Check {
   }
 }
 
-/// Arguments against one form, with what is known at compile time. Mirrors match_form (run time).
-[[nodiscard]] constexpr Check form_check(Target t, const isa::FormInfo& f, std::span<const ArgShape> args) {
+/// Arguments against form `form` of isa::forms(t), with what is known at compile time. Mirrors match_form (run time).
+[[nodiscard]] constexpr Check form_check(Target t, std::size_t form, std::span<const ArgShape> args) {
+  const isa::FormInfo& f = isa::forms(t)[form];
+  const Opcode o = op_of(t, form);
   const PosTemplate pt = positional_template(f);
   const auto ops = isa::operands(f);
   std::array<int, 16> pos{};
@@ -408,7 +411,7 @@ struct Check {
   }
   // Constant bus: distinct scalar registers and literals read by a VALU instruction (as violates_constant_bus,
   // counting only what is known now; run-time values are counted again by the run-time check).
-  if (valu_format(f.format) && f.mnemonic != "v_readlane_b32" && f.mnemonic != "v_writelane_b32") {
+  if (valu_format(f.format) && !one_of(o, op::v_readlane_b32, op::v_writelane_b32)) {
     std::array<std::pair<int, int>, 16> seen{};
     std::array<std::int64_t, 16> lits{};
     int nregs = 0, nlits = 0;
@@ -453,7 +456,8 @@ struct Check {
       if (ops[e.op].name == "vdst") d = &a;
       if (ops[e.op].name == "src2") s2 = &a;
     }
-    const bool f8f6f4 = f.mnemonic.find("f8f6f4") != std::string_view::npos;  // exempt, as in llvm-mc-22
+    // The gfx950 f8f6f4 MFMAs (A and B formats chosen by cbsz/blgp) are exempt, as in llvm-mc-22.
+    const bool f8f6f4 = op_info(o).src_type == DataType::f8f6f4;
     if (!f8f6f4 && d && s2 && d->k == ArgShape::K::reg && s2->k == ArgShape::K::reg && d->dwords > 4 && d->file == s2->file &&
         !(d->lo == s2->lo && d->dwords == s2->dwords) && d->lo < s2->lo + s2->dwords && s2->lo < d->lo + d->dwords) {
       c.rule = Rule::mfma_overlap;
@@ -461,7 +465,7 @@ struct Check {
     }
     // gfx950 f8f6f4: cbsz (src0) and blgp (src1) select fp8/bf8 (8 dwords), fp6/bf6 (6) or fp4 (4). Without
     // the modifier the format is fp8 and the tuple must be 8 dwords; a given (run-time) value is checked then.
-    if (f.mnemonic.find("f8f6f4") != std::string_view::npos) {
+    if (f8f6f4) {
       bool cbsz = false, blgp = false;
       for (const auto& a : args) {
         cbsz = cbsz || (!a.positional() && a.name == "cbsz");
@@ -508,7 +512,7 @@ struct Choice {
     const auto& f = fs[k];
     if (!f.has(isa::prop::asm_matchable)) continue;
     if (forced != isa::Variant::none && f.variant != forced) continue;
-    Check c = form_check(t, f, args);
+    Check c = form_check(t, ch.first + k, args);
     c.form = static_cast<int>(ch.first + k);
     if (c.rule == Rule::ok) {
       ch.mask |= std::uint64_t{1} << k;

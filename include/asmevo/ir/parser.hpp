@@ -13,8 +13,8 @@
 
 #include "asmevo/ir/constants.hpp"
 #include "asmevo/ir/detail/asm_template.hpp"
-#include "asmevo/ir/detail/operand_check.hpp"
 #include "asmevo/ir/detail/line_parser.hpp"
+#include "asmevo/ir/detail/operand_check.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/waitcnt.hpp"

@@ -22,6 +22,7 @@
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/analysis/liveness.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/rules.hpp"
@@ -39,9 +40,11 @@ namespace detail {
       f.has(isa::prop::no_fallthrough) || f.has(call) || f.has(smem) || f.has(vmem) || f.has(flat) || f.has(ds) ||
       f.has(vm_cnt) || f.has(lgkm_cnt) || f.has(exp_cnt))
     return false;
-  // Mode and state changers LLVM may not mark: keep them (s_setreg*, s_set_gpr_idx_*, s_setprio, s_denorm_mode ...).
-  if (f.mnemonic.starts_with("s_set") || f.mnemonic.starts_with("s_denorm") || f.mnemonic.starts_with("s_round") ||
-      f.mnemonic == "s_nop" || f.mnemonic.starts_with("s_waitcnt") || f.mnemonic == "s_barrier")
+  // Mode and state changers LLVM may not mark: keep them (hardware register writes, the VGPR indexing mode, wave
+  // priority, halt, kill and vskip), and the waits and barriers, which are there for their timing and ordering.
+  const Opcode o = op_of(in);
+  if (one_of(family_of(o), Family::s_setreg, Family::s_gpr_idx, Family::s_waitcnt) ||
+      one_of(o, op::s_setprio, op::s_sethalt, op::s_setkill, op::s_setvskip, op::s_nop, op::s_barrier))
     return false;
   return true;
 }
@@ -71,7 +74,7 @@ struct Dce {
           const auto& insts = g.blocks[b].insts;
           analysis::UnitSet now = live[b];
           // A return (s_setpc_b64 of a device function) hands every register to code this program does not show.
-          if (!insts.empty() && isa::forms(p.target)[p.items[insts.back()].inst.form].mnemonic.starts_with("s_setpc")) now.set();
+          if (!insts.empty() && op_of(p.target, p.items[insts.back()].inst.form) == op::s_setpc_b64) now.set();
           // Vector registers a full-width VALU write below killed while exec stayed the same: above the next exec
           // write (walking up) the lanes outside the new exec still carry the old value, so they come back.
           analysis::UnitSet revive;

@@ -27,6 +27,7 @@
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
@@ -71,16 +72,17 @@ namespace detail {
   return std::string(mnemonic) + " " + rest.substr(0, b) + operand + (e == std::string::npos ? "" : rest.substr(e));
 }
 
+/// A global_load_dword{,x2,x3,x4} or global_store_dword{,x2,x3,x4}: dwords to or from VGPRs (not the LDS DMA
+/// global_load_lds_* loads, which have no destination register). Its `count` is the number of dwords.
+[[nodiscard]] inline bool global_dwords(const OpInfo& i) {
+  return one_of(i.base, BaseOp::global_load, BaseOp::global_store) && i.type == DataType::b32 && !i.has(opflag::lds);
+}
+
 /// The merged instruction for the pair (a first in program order, b second), or nullopt.
 [[nodiscard]] inline std::optional<Inst> widened(const Inst& a, const Inst& b, Target t) {
-  const auto ma = isa::forms(t)[a.form].mnemonic, mb = isa::forms(t)[b.form].mnemonic;
+  const Opcode op_a = op_of(t, a.form), op_b = op_of(t, b.form);
+  const OpInfo &ia = op_info(op_a), &ib = op_info(op_b);
   const auto fmt = isa::forms(t)[a.form].format;
-  auto dwords_of = [](std::string_view m) -> unsigned {
-    if (m.ends_with("_dword")) return 1;
-    if (m.ends_with("_dwordx2")) return 2;
-    if (m.ends_with("_dwordx3")) return 3;
-    return 0;
-  };
   auto reg = [](const Operand* o) -> std::optional<Reg> {
     if (!o || !o->is_reg() || o->reg.file != RegFile::vgpr) return std::nullopt;
     return o->reg;
@@ -91,10 +93,11 @@ namespace detail {
     if (o->kind != Operand::Kind::imm) return std::nullopt;
     return o->imm;
   };
-  if (fmt == isa::Format::GLOBAL && (ma.starts_with("global_load_dword") || ma.starts_with("global_store_dword"))) {
-    const bool load = ma.starts_with("global_load");
-    const unsigned na = dwords_of(ma), nb = dwords_of(mb);
-    if (!na || !nb || na + nb > 4 || mb.substr(0, 12) != ma.substr(0, 12)) return std::nullopt;
+  if (fmt == isa::Format::GLOBAL && global_dwords(ia)) {
+    const bool load = ia.base == BaseOp::global_load;
+    // Both loads or both stores, at most 4 dwords together (a dwordx4 never merges).
+    const unsigned na = ia.count, nb = ib.count;
+    if (!global_dwords(ib) || ib.base != ia.base || na + nb > 4) return std::nullopt;
     const char* data = load ? "vdst" : "vdata";
     const auto ra = reg(op_named(a, data)), rb = reg(op_named(b, data));
     const auto oa = imm(op_named(a, "offset")), ob = imm(op_named(b, "offset"));
@@ -111,12 +114,17 @@ namespace detail {
     else if (*oa == *ob + 4 * nb && ra->index == rb->index + nb) lo = &b, first = rb->index;
     if (!lo) return std::nullopt;
     const unsigned n = na + nb;
-    const std::string wide = std::string(load ? "global_load_dword" : "global_store_dword") + (n == 1 ? "" : "x" + std::to_string(n));
-    auto in = parse_inst(rewrite_text(print_inst(*lo), wide, load ? 0 : 1, vreg_text(first, n)), t);
+    // The same load or store with n dwords: global_load_dword + global_load_dwordx2 -> global_load_dwordx3.
+    OpInfo want = ia;
+    want.count = static_cast<std::uint8_t>(n);
+    want.mem_bytes = static_cast<std::uint8_t>(4 * n);
+    const Opcode wide = find_op(want);
+    if (wide == Opcode::invalid) return std::nullopt;
+    auto in = parse_inst(rewrite_text(print_inst(*lo), op_name(wide), load ? 0 : 1, vreg_text(first, n)), t);
     if (!in) return std::nullopt;
     return *in;
   }
-  if (fmt == isa::Format::DS && ma == mb && (ma == "ds_read_b32" || ma == "ds_write_b32")) {
+  if (fmt == isa::Format::DS && op_a == op_b && one_of(op_a, op::ds_read_b32, op::ds_write_b32)) {
     if (!same_but(a, b, {"vdst", "data0", "offset"})) return std::nullopt;
     const Operand* gds = op_named(a, "gds");
     if (gds && gds->kind == Operand::Kind::imm && gds->imm) return std::nullopt;
@@ -126,7 +134,7 @@ namespace detail {
     if (!addr || !addr->is_reg()) return std::nullopt;
     const std::string off = " offset0:" + std::to_string(*oa / 4) + " offset1:" + std::to_string(*ob / 4);
     std::string text;
-    if (ma == "ds_read_b32") {
+    if (op_a == op::ds_read_b32) {
       const auto ra = reg(op_named(a, "vdst")), rb = reg(op_named(b, "vdst"));
       if (!ra || !rb || rb->index != ra->index + 1) return std::nullopt;
       text = "ds_read2_b32 " + vreg_text(ra->index, 2) + ", " + vreg_text(addr->reg.index, 1) + off;
@@ -160,7 +168,7 @@ namespace detail {
     const auto& f = isa::forms(in.target)[in.form];
     using namespace isa::prop;
     if (f.has(vm_cnt) || f.has(lgkm_cnt) || f.has(exp_cnt) || f.has(load) || f.has(store) || f.has(side_effects) ||
-        f.has(branch) || f.mnemonic == "s_waitcnt" || f.mnemonic == "s_barrier")
+        f.has(branch) || one_of(op_of(in), op::s_waitcnt, op::s_barrier))
       return false;
     rd.clear(), wr.clear();
     analysis::detail::unit_rw(in, rd, wr);
@@ -184,9 +192,9 @@ namespace detail {
 [[nodiscard]] inline bool drained_next(const Program& p, const std::vector<std::size_t>& insts, std::size_t y, Counter c) {
   for (std::size_t k = y + 1; k < insts.size(); ++k) {
     const Inst& in = p.items[insts[k]].inst;
-    const auto m = isa::forms(in.target)[in.form].mnemonic;
-    if (m == "s_endpgm") return true;
-    if (m != "s_waitcnt") continue;
+    const Opcode o = op_of(in);
+    if (o == op::s_endpgm) return true;
+    if (o != op::s_waitcnt) continue;
     const auto w = analysis::waitcnt_detail::facts_of(in, p.target).wait;
     if (!w) return false;
     if (w->get(c) == 0) return true;

@@ -79,7 +79,7 @@ struct CountedLoop {
   const Inst& br = p.items[blk.insts[n - 1]].inst;
   if (br.id != trip.branch || !blk.target || *blk.target != h || !blk.falls_through)
     return why = "its last instruction is not the conditional back edge that tests the trip count", no;
-  const auto bop = analysis::loops_detail::op_of(br).op;
+  const auto bop = analysis::loops_detail::loop_op(br).op;
   if (bop != loops_op::cbranch_scc0 && bop != loops_op::cbranch_scc1) return why = "not an SCC branch", no;
   CountedLoop cl;
   cl.block = *hb;

@@ -15,6 +15,7 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
@@ -23,7 +24,7 @@ namespace asmevo::passes {
 
 namespace detail {
 
-[[nodiscard]] inline bool is_nop(const Inst& in) { return isa::forms(in.target)[in.form].mnemonic == "s_nop"; }
+[[nodiscard]] inline bool is_nop(const Inst& in) { return op_of(in) == op::s_nop; }
 
 /// An `s_nop n` for target `t`.
 [[nodiscard]] inline Inst make_nop(Target t, unsigned n) {

@@ -108,7 +108,7 @@ namespace detail {
   if (blk.insts.empty() || !blk.target || blk.falls_through) return b;
   for (std::size_t i = blk.insts.back() + 1; i < p.items.size(); ++i) {
     const Item& it = p.items[i];
-    // Exactly the layout recovery writes: `.p2align 8` (256 bytes) directly before the label (verify/mutate.hpp
+    // Exactly the layout recovery writes: `.p2align 8` (256 bytes) directly before the label (analysis/kernel_scope.hpp
     // kernel_scope recognises the same).
     const auto align8 = [](const Item& d) { return d.kind == Item::Kind::directive && d.name == ".p2align" && d.text.rfind("8", 0) == 0; };
     if (align8(it)) continue;
@@ -140,7 +140,7 @@ namespace detail {
       }
     if (ins.size() != k + 2 || !g.blocks[b].target || !g.blocks[b].falls_through) break;
     if (isa::forms(p.target)[p.items[ins[k]].inst.form].format != isa::Format::SOPC ||
-        analysis::loops_detail::op_of(p.items[ins[k + 1]].inst).op != Op::cbranch_scc1)
+        analysis::loops_detail::loop_op(p.items[ins[k + 1]].inst).op != Op::cbranch_scc1)
       break;
     const auto t = g.block_named(*g.blocks[b].target);
     if (!t || (fb && *fb != *t) || *t == b + 1) break;

@@ -27,37 +27,37 @@ using namespace vars;
 // (x << k) + y == v_lshl_add_u32(x, k, y): both shift by k[4:0], and the add is mod 2^32 in both.
 inline constexpr Rule fuse_shift_add =
     rule("fuse-shift-add",
-         seq(op("v_lshlrev_b32", _t, _k, _x), op("v_add_u32", _d, _t, _y).commutative()).where(dead_after(_t)),
-         "v_lshl_add_u32 {d}, {x}, {k}, {y}");
+         seq(op(op::v_lshlrev_b32, _t, _k, _x), op(op::v_add_u32, _d, _t, _y).commutative()).where(dead_after(_t)),
+         emit(op::v_lshl_add_u32, _d, _x, _k, _y));
 
 // (a + b) << k == v_add_lshl_u32(a, b, k): the shifted value must be the shift's S1 (lshlrev shifts S1 by S0).
 inline constexpr Rule fuse_add_shift =
-    rule("fuse-add-shift", seq(op("v_add_u32", _t, _a, _b), op("v_lshlrev_b32", _d, _k, _t)).where(dead_after(_t)),
-         "v_add_lshl_u32 {d}, {a}, {b}, {k}");
+    rule("fuse-add-shift", seq(op(op::v_add_u32, _t, _a, _b), op(op::v_lshlrev_b32, _d, _k, _t)).where(dead_after(_t)),
+         emit(op::v_add_lshl_u32, _d, _a, _b, _k));
 
 // (a + b) + c == v_add3_u32(a, b, c): addition mod 2^32 is associative.
 inline constexpr Rule fuse_add_add =
     rule("fuse-add-add",
-         seq(op("v_add_u32", _t, _a, _b), op("v_add_u32", _d, _t, _c).commutative()).where(dead_after(_t)),
-         "v_add3_u32 {d}, {a}, {b}, {c}");
+         seq(op(op::v_add_u32, _t, _a, _b), op(op::v_add_u32, _d, _t, _c).commutative()).where(dead_after(_t)),
+         emit(op::v_add3_u32, _d, _a, _b, _c));
 
 // (a & b) | c == v_and_or_b32(a, b, c).
 inline constexpr Rule fuse_and_or =
     rule("fuse-and-or",
-         seq(op("v_and_b32", _t, _a, _b), op("v_or_b32", _d, _t, _c).commutative()).where(dead_after(_t)),
-         "v_and_or_b32 {d}, {a}, {b}, {c}");
+         seq(op(op::v_and_b32, _t, _a, _b), op(op::v_or_b32, _d, _t, _c).commutative()).where(dead_after(_t)),
+         emit(op::v_and_or_b32, _d, _a, _b, _c));
 
 // (a | b) | c == v_or3_b32(a, b, c): or is associative.
 inline constexpr Rule fuse_or_or =
     rule("fuse-or-or",
-         seq(op("v_or_b32", _t, _a, _b), op("v_or_b32", _d, _t, _c).commutative()).where(dead_after(_t)),
-         "v_or3_b32 {d}, {a}, {b}, {c}");
+         seq(op(op::v_or_b32, _t, _a, _b), op(op::v_or_b32, _d, _t, _c).commutative()).where(dead_after(_t)),
+         emit(op::v_or3_b32, _d, _a, _b, _c));
 
 // x := x changes nothing: a VALU self move rewrites its active lanes with their own values; the SALU ones write no
 // SCC (MI300 ISA, SOP1 S_MOV_B32 / S_MOV_B64).
-inline constexpr Rule drop_self_move_v = rule("drop-self-move", seq(op("v_mov_b32", _x, _x)).where(unchanged(_x)), "");
-inline constexpr Rule drop_self_move_s = rule("drop-self-move", seq(op("s_mov_b32", _x, _x)).where(unchanged(_x)), "");
-inline constexpr Rule drop_self_move_s64 = rule("drop-self-move", seq(op("s_mov_b64", _x, _x)).where(unchanged(_x)), "");
+inline constexpr Rule drop_self_move_v = rule("drop-self-move", seq(op(op::v_mov_b32, _x, _x)).where(unchanged(_x)), erase());
+inline constexpr Rule drop_self_move_s = rule("drop-self-move", seq(op(op::s_mov_b32, _x, _x)).where(unchanged(_x)), erase());
+inline constexpr Rule drop_self_move_s64 = rule("drop-self-move", seq(op(op::s_mov_b64, _x, _x)).where(unchanged(_x)), erase());
 
 inline constexpr std::array starter{fuse_shift_add, fuse_add_shift, fuse_add_add,     fuse_and_or,
                                     fuse_or_or,     drop_self_move_v, drop_self_move_s, drop_self_move_s64};

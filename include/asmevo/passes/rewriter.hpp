@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
@@ -76,7 +77,7 @@ struct Edit {
     case Edit::Op::insert_before: return "insert_before";
     case Edit::Op::insert_after: return "insert_after";
     case Edit::Op::replace: return "replace";
-    case Edit::Op::erase: return "delete";
+    case Edit::Op::erase: return "erase";
     case Edit::Op::move_before: return "move_before";
     case Edit::Op::move_after: return "move_after";
     case Edit::Op::swap: return "swap";
@@ -559,7 +560,7 @@ class Rewriter {
         return {};
       }
       case O::set_waitcnt: {
-        if (detail::rw_form(cur).mnemonic != "s_waitcnt")
+        if (op_of(cur) != op::s_waitcnt)
           return unexpected(refuse(e, e.at, "it is " + std::string(detail::rw_form(cur).mnemonic) + ", not s_waitcnt"));
         const auto ops = isa::operands(detail::rw_form(cur));
         Item old = p_->items[*at];

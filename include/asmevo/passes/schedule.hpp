@@ -13,7 +13,7 @@
 // and, for an MFMA, the matrix pipe is free. Among the available it picks, in this order: a memory load (so loads
 // issue as early as their dependences allow), then the longest latency path to the region's end (critical path),
 // then the original order. When nothing is available the clock advances. Latencies are the cost model's
-// (verify/emu/timing_params.hpp, each with its source): VALU, transcendental, SALU, SMEM, LDS, L2-hit VMEM, and MFMA
+// (model/params.hpp, each with its source): VALU, transcendental, SALU, SMEM, LDS, L2-hit VMEM, and MFMA
 // passes + write-back (analysis/mfma_info.hpp); the MFMA pipe stays busy for its passes, which is what lets
 // independent ALU fill the gap between two MFMAs.
 //
@@ -47,9 +47,10 @@
 #include "asmevo/analysis/hazard_check.hpp"
 #include "asmevo/analysis/mfma_info.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/ir/op.hpp"
+#include "asmevo/model/params.hpp"
 #include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/pass.hpp"
-#include "asmevo/verify/emu/timing_params.hpp"
 
 namespace asmevo::passes {
 
@@ -63,9 +64,9 @@ struct Cost {
   bool load = false;      ///< reads memory into registers (issued first when available)
 };
 
-/// The cost model's figures for `in` (emu::TimingParams; MfmaInfo::passes for MFMAs).
+/// The cost model's figures for `in` (model::TimingParams; MfmaInfo::passes for MFMAs).
 [[nodiscard]] inline Cost cost_of(const Inst& in, Target t) {
-  const emu::TimingParams& tp = emu::timing_params(t);
+  const model::TimingParams& tp = model::timing_params(t);
   const auto& f = isa::forms(in.target)[in.form];
   Cost c;
   c.issue = tp.issue_interval.value;
@@ -73,7 +74,7 @@ struct Cost {
   std::vector<unsigned> rd, wr;
   analysis::detail::unit_rw(in, rd, wr);
   if (f.has(isa::prop::mfma)) {
-    const analysis::MfmaInfo* m = analysis::mfma_info(f.mnemonic, t);
+    const analysis::MfmaInfo* m = analysis::mfma_info(op_of(in), t);
     const unsigned passes = m ? m->passes : 16;  // an opcode without a row: the longest common figure
     c.pipe = passes * tp.mfma_pass.value;
     c.latency = c.pipe + tp.mfma_writeback.value;

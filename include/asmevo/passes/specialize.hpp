@@ -467,7 +467,7 @@ struct Specialize {
             out.push_back(it);
             continue;
           }
-          const auto op = analysis::loops_detail::op_of(in).op;
+          const auto op = analysis::loops_detail::loop_op(in).op;
           std::vector<unsigned> rd, wr;
           ad::unit_rw(in, rd, wr);
           auto live_after = [&] {

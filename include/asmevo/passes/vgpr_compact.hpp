@@ -22,6 +22,7 @@
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/analysis/liveness.hpp"
 #include "asmevo/analysis/resources.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/passes/pass.hpp"
 
 namespace asmevo::passes {
@@ -87,8 +88,7 @@ struct VgprCompact {
         for (const auto i : g.blocks[b].insts) {
           items.push_back(i);
           const Inst& in = p.items[i].inst;
-          const auto m = isa::forms(in.target)[in.form].mnemonic;
-          if (analysis::detail::is_relative_indexing(m) || m.starts_with("v_movrel")) indirect = true;
+          if (analysis::detail::is_relative_indexing(op_of(in))) indirect = true;
           for (const Operand& o : in.ops) {
             if (!o.is_reg() || (o.reg.file != RegFile::vgpr && o.reg.file != RegFile::agpr)) continue;
             const int f = o.reg.file == RegFile::agpr;

@@ -28,6 +28,7 @@
 
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/pass.hpp"
 
@@ -98,12 +99,11 @@ namespace detail {
   return at;
 }
 
-/// True if `in` synchronises with other waves or the caches: s_barrier, or a cache invalidate/write-back (buffer_inv,
-/// buffer_wbinvl1*, buffer_wbl2, buffer_gl*_inv, s_dcache_*). A wait before one of them orders memory the register
+/// True if `o` synchronises with other waves or the caches: s_barrier, or a cache invalidate/write-back (buffer_inv,
+/// buffer_invl2, buffer_wbinvl1*, buffer_wbl2, s_dcache_*). A wait before one of them orders memory the register
 /// checker cannot see (LLVM's SIMemoryLegalizer puts `s_waitcnt vmcnt(0)` before the invalidate of an acquire).
-[[nodiscard]] inline bool is_sync(std::string_view m) {
-  return m == "s_barrier" || m.starts_with("buffer_inv") || m.starts_with("buffer_wbinvl1") || m.starts_with("buffer_wbl2") ||
-         m.starts_with("buffer_gl") || m.starts_with("s_dcache_");
+[[nodiscard]] inline bool is_sync(Opcode o) {
+  return o == op::s_barrier || one_of(family_of(o), Family::buffer_cache, Family::s_dcache);
 }
 
 /// True if, on some path from the wait at `item`, a synchronising instruction (is_sync) comes before any memory
@@ -126,7 +126,7 @@ namespace detail {
     for (std::size_t k = from; k < insts.size() && !stopped; ++k) {
       const Inst& in = p.items[insts[k]].inst;
       const auto& f = isa::forms(in.target)[in.form];
-      if (is_sync(f.mnemonic)) return true;
+      if (is_sync(op_of(in))) return true;
       if (f.has(isa::prop::vm_cnt) || f.has(isa::prop::lgkm_cnt) || f.has(isa::prop::exp_cnt)) stopped = true;
     }
     if (stopped) continue;
@@ -136,7 +136,7 @@ namespace detail {
   return false;
 }
 
-[[nodiscard]] inline bool is_waitcnt(const Inst& in) { return isa::forms(in.target)[in.form].mnemonic == "s_waitcnt"; }
+[[nodiscard]] inline bool is_waitcnt(const Inst& in) { return op_of(in) == op::s_waitcnt; }
 
 }  // namespace detail
 

@@ -12,6 +12,7 @@
 
 #include "asmevo/codeobject/elf.hpp"
 #include "asmevo/codeobject/module.hpp"
+#include "asmevo/codeobject/recover.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/file.hpp"
 #include "asmevo/verify/executor.hpp"

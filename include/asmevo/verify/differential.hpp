@@ -64,16 +64,18 @@
 #include "asmevo/analysis/liveness.hpp"
 #include "asmevo/analysis/resources.hpp"
 #include "asmevo/codeobject/abi.hpp"
+#include "asmevo/emu/fp.hpp"
+#include "asmevo/emu/semantics.hpp"
+#include "asmevo/emu/watch.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/launch/kernargs.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/linkage.hpp"
-#include "asmevo/verify/emu/fp.hpp"
-#include "asmevo/verify/emu/semantics.hpp"
-#include "asmevo/verify/emu/watch.hpp"
+#include "asmevo/support/text_diff.hpp"
 #include "asmevo/verify/executor.hpp"
-#include "asmevo/verify/kernargs.hpp"
 #include "asmevo/verify/launch_facts.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 #include "asmevo/verify/memory_model.hpp"
 #include "asmevo/verify/static_checks.hpp"
 #include "asmevo/verify/versioning.hpp"
@@ -402,141 +404,8 @@ inline constexpr std::size_t listed_holds = 16;
 // Aligning K1's code with K0's
 // ---------------------------------------------------------------------------------------------------------------
 
-namespace detail {
-
-/// A matched run of a diff: a[x + t] == b[y + t] for t < len.
-struct Snake {
-  std::size_t x = 0, y = 0, len = 0;
-};
-
-/// Myers' middle snake of `a` against `b` ("An O(ND) Difference Algorithm and Its Variations", Algorithmica 1986,
-/// section 4b): a run of matches on some shortest edit path with about half of that path's edits on either side,
-/// found by searching forward from the start and backward from the end at once in O(N + M) space. Each diagonal
-/// step and each matched element costs one unit of `budget`; nullopt when it runs out. Precondition: the first and
-/// last elements of `a` and `b` differ (the caller strips common ends), so the edit distance is at least 2 and both
-/// halves left around the snake are smaller problems.
-[[nodiscard]] inline std::optional<Snake> middle_snake(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b,
-                                                       std::uint64_t& budget) {
-  using I = std::ptrdiff_t;
-  const I n = static_cast<I>(a.size()), m = static_cast<I>(b.size());
-  const I delta = n - m;
-  const bool odd = (delta & 1) != 0;
-  const I dmax = (n + m + 1) / 2;
-  const I off = dmax + 1;
-  // vf[off + k]: the furthest x reached on forward diagonal k = x - y; vb likewise counting from the ends.
-  std::vector<I> vf(static_cast<std::size_t>(2 * off + 1), 0), vb(static_cast<std::size_t>(2 * off + 1), 0);
-  auto spend = [&](I units) {
-    const auto u = static_cast<std::uint64_t>(units);
-    if (budget < u) return false;
-    budget -= u;
-    return true;
-  };
-  for (I d = 0; d <= dmax; ++d) {
-    for (I k = -d; k <= d; k += 2) {
-      I x = (k == -d || (k != d && vf[off + k - 1] < vf[off + k + 1])) ? vf[off + k + 1] : vf[off + k - 1] + 1;
-      I y = x - k;
-      const I x0 = x, y0 = y;
-      while (x < n && y < m && a[static_cast<std::size_t>(x)] == b[static_cast<std::size_t>(y)]) ++x, ++y;
-      if (!spend(1 + x - x0)) return std::nullopt;
-      vf[off + k] = x;
-      const I kr = delta - k;  // the backward diagonal through the same points
-      if (odd && kr >= -(d - 1) && kr <= d - 1 && x + vb[off + kr] >= n)
-        return Snake{static_cast<std::size_t>(x0), static_cast<std::size_t>(y0), static_cast<std::size_t>(x - x0)};
-    }
-    for (I k = -d; k <= d; k += 2) {
-      I x = (k == -d || (k != d && vb[off + k - 1] < vb[off + k + 1])) ? vb[off + k + 1] : vb[off + k - 1] + 1;
-      I y = x - k;
-      const I x0 = x;
-      while (x < n && y < m && a[static_cast<std::size_t>(n - 1 - x)] == b[static_cast<std::size_t>(m - 1 - y)]) ++x, ++y;
-      if (!spend(1 + x - x0)) return std::nullopt;
-      vb[off + k] = x;
-      const I kf = delta - k;
-      if (!odd && kf >= -d && kf <= d && x + vf[off + kf] >= n)
-        return Snake{static_cast<std::size_t>(n - x), static_cast<std::size_t>(m - y), static_cast<std::size_t>(x - x0)};
-    }
-  }
-  return std::nullopt;  // not reached: the searches meet by d = dmax
-}
-
-/// The elements that occur exactly once in a[a0, a1) and once in b[b0, b1), as pairs (i, j), reduced to a longest
-/// run increasing in both (patience sorting): the anchors of a patience diff (Bram Cohen's; git diff --patience).
-[[nodiscard]] inline std::vector<std::pair<std::size_t, std::size_t>> unique_anchors(
-    std::span<const std::uint32_t> a, std::span<const std::uint32_t> b, std::size_t a0, std::size_t a1,
-    std::size_t b0, std::size_t b1) {
-  struct Seen {
-    std::uint32_t na = 0, nb = 0;
-    std::size_t j = 0;
-  };
-  std::unordered_map<std::uint32_t, Seen> seen;
-  seen.reserve(a1 - a0);
-  for (std::size_t i = a0; i < a1; ++i) ++seen[a[i]].na;
-  for (std::size_t j = b0; j < b1; ++j)
-    if (auto it = seen.find(b[j]); it != seen.end()) ++it->second.nb, it->second.j = j;
-  std::vector<std::pair<std::size_t, std::size_t>> cand;
-  for (std::size_t i = a0; i < a1; ++i)
-    if (const Seen& s = seen[a[i]]; s.na == 1 && s.nb == 1) cand.emplace_back(i, s.j);
-  if (cand.empty()) return cand;
-  // Longest strictly increasing subsequence of the j's: tails[l] = the candidate ending the best run of length l+1.
-  std::vector<std::size_t> tails, prev(cand.size(), ~std::size_t{0});
-  for (std::size_t c = 0; c < cand.size(); ++c) {
-    const auto pos = std::lower_bound(tails.begin(), tails.end(), cand[c].second,
-                                      [&](std::size_t t, std::size_t j) { return cand[t].second < j; });
-    if (pos != tails.begin()) prev[c] = *(pos - 1);
-    if (pos == tails.end()) tails.push_back(c);
-    else *pos = c;
-  }
-  std::vector<std::pair<std::size_t, std::size_t>> out(tails.size());
-  std::size_t c = tails.back();
-  for (std::size_t l = tails.size(); l-- > 0; c = prev[c]) out[l] = cand[c];
-  return out;
-}
-
-}  // namespace detail
-
-/// A common subsequence of `a` and `b` as pairs (i, j) with a[i] == b[j], increasing in both i and j: what diff
-/// tools compute, as they compute it. The common prefix and suffix match first; then, in what is left, elements
-/// unique on both sides anchor the match (patience diff) and the gaps between anchors are matched the same way;
-/// where no anchor is left, Myers' linear-space O(ND) diff finds a longest common subsequence. Usually longest, not
-/// always (anchors can cross better matches). `budget` bounds the Myers steps (about one per diagonal step and per
-/// matched element): a region that would need more stays unmatched, so the result is always a valid alignment and
-/// the time is bounded (O((N + M) log) with anchors, never beyond `budget` without).
-[[nodiscard]] inline std::vector<std::pair<std::size_t, std::size_t>> align(std::span<const std::uint32_t> a,
-                                                                           std::span<const std::uint32_t> b,
-                                                                           std::uint64_t budget = 20'000'000) {
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  struct Range {
-    std::size_t a0, a1, b0, b1;
-    bool anchors;
-  };
-  std::vector<Range> work{{0, a.size(), 0, b.size(), true}};
-  while (!work.empty()) {
-    Range r = work.back();
-    work.pop_back();
-    while (r.a0 < r.a1 && r.b0 < r.b1 && a[r.a0] == b[r.b0]) out.emplace_back(r.a0++, r.b0++);
-    while (r.a0 < r.a1 && r.b0 < r.b1 && a[r.a1 - 1] == b[r.b1 - 1]) out.emplace_back(--r.a1, --r.b1);
-    if (r.a0 == r.a1 || r.b0 == r.b1) continue;
-    if (r.anchors) {
-      const auto anchors = detail::unique_anchors(a, b, r.a0, r.a1, r.b0, r.b1);
-      if (!anchors.empty()) {
-        std::size_t pa = r.a0, pb = r.b0;
-        for (const auto& [i, j] : anchors) {
-          out.emplace_back(i, j);
-          work.push_back({pa, i, pb, j, true});
-          pa = i + 1, pb = j + 1;
-        }
-        work.push_back({pa, r.a1, pb, r.b1, true});
-        continue;
-      }
-    }
-    const auto s = detail::middle_snake(a.subspan(r.a0, r.a1 - r.a0), b.subspan(r.b0, r.b1 - r.b0), budget);
-    if (!s) continue;  // over budget: left unmatched
-    for (std::size_t t = 0; t < s->len; ++t) out.emplace_back(r.a0 + s->x + t, r.b0 + s->y + t);
-    work.push_back({r.a0, r.a0 + s->x, r.b0, r.b0 + s->y, false});
-    work.push_back({r.a0 + s->x + s->len, r.a1, r.b0 + s->y + s->len, r.b1, false});
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+/// The alignment of two token sequences (support/text_diff.hpp), as the verifier aligns K0's and K1's code.
+using ::asmevo::align_sequences;
 
 namespace detail {
 
@@ -640,7 +509,7 @@ template <class F>
   return out;
 }
 
-/// The instructions `idx` of `p` as tokens for verify::align: equal tokens for equal instruction texts with every
+/// The instructions `idx` of `p` as tokens for align_sequences: equal tokens for equal instruction texts with every
 /// branch target left out (so renamed labels still match), numbered through `tokens`, which both sides share.
 [[nodiscard]] inline std::vector<std::uint32_t> tokens_of(const Program& p, std::span<const std::size_t> idx,
                                                          std::unordered_map<std::string, std::uint32_t>& tokens) {
@@ -653,7 +522,7 @@ template <class F>
   return seq;
 }
 
-/// K1's program with K0's instruction ids where the two align (verify::align over every instruction of each
+/// K1's program with K0's instruction ids where the two align (align_sequences over every instruction of each
 /// program, branch targets left out), and fresh ids past both programs' for the rest. K1 recovered from its bytes
 /// numbers its instructions anew, so after an insertion every later id shifts, and the equivalence prover, which
 /// matches the two programs by id, would see a change running to the end of the code.
@@ -667,7 +536,7 @@ template <class F>
   const auto t0 = tokens_of(p0, c0, tokens), t1 = tokens_of(p1, c1, tokens);
   Program out = p1;
   std::vector<bool> matched(c1.size(), false);
-  for (const auto& [i0, i1] : align(t0, t1)) {
+  for (const auto& [i0, i1] : align_sequences(t0, t1)) {
     out.items[c1[i1]].inst.id = p0.items[c0[i0]].inst.id;
     matched[i1] = true;
   }
@@ -696,7 +565,7 @@ template <class F>
 }  // namespace detail
 
 /// The findings of K1 (`f1`, static_check of `m1`) that K0 (`f0`, of `m0`) does not explain, kernel by kernel.
-/// K1's code of each kernel is aligned with K0's (verify::align over the printed instructions, branch targets left
+/// K1's code of each kernel is aligned with K0's (align_sequences over the printed instructions, branch targets left
 /// out so that renamed labels still match); a K1 finding is inherited when its `at` and its `other` both map onto a
 /// K0 finding of the same rule, each K0 finding explaining at most one K1 finding. An identical-looking finding
 /// anywhere else (a wait dropped at a second site while the first is fixed) is new. Kernel-wide ABI findings
@@ -726,7 +595,7 @@ template <class F>
     const auto code1 = detail::kernel_code(m1.program, *g1, kf1.kernel);
     const auto t0 = token_seq(m0.program, code0), t1 = token_seq(m1.program, code1);
     std::unordered_map<std::uint32_t, std::uint32_t> to_k0;  // K1 instruction id -> K0 instruction id
-    for (const auto& [i0, i1] : align(t0, t1))
+    for (const auto& [i0, i1] : align_sequences(t0, t1))
       to_k0.emplace(m1.program.items[code1[i1]].inst.id.value, m0.program.items[code0[i0]].inst.id.value);
     constexpr std::int64_t no_other = -1;
     std::map<std::tuple<std::string, std::uint32_t, std::int64_t>, std::size_t> sites;
@@ -810,7 +679,7 @@ struct ApproximateChange {
   std::vector<ApproximateChange> out;
   const analysis::Cfg g0 = analysis::build_cfg(m0.program), g1 = analysis::build_cfg(m1.program);
   auto approximate = [](const Inst& in) -> const emu::Semantics* {
-    const auto* s = emu::find_semantics(isa::forms(in.target)[in.form].mnemonic);
+    const auto* s = emu::find_semantics(op_of(in));
     return s && s->exactness == emu::Exactness::approximate ? s : nullptr;
   };
   for (const auto& k : m1.kernels) {
@@ -826,7 +695,7 @@ struct ApproximateChange {
         --left;
         continue;
       }
-      out.push_back({k.name, in.id, print_inst(in), std::string(sem->mnemonic), std::string(sem->note)});
+      out.push_back({k.name, in.id, print_inst(in), std::string(op_name(sem->op)), std::string(sem->note)});
     }
   }
   return out;
@@ -1074,7 +943,7 @@ struct Exercised {
   if (calls) units.push_back(Unit{"(code outside every kernel)", detail::other_code(m0, g0), detail::other_code(m1, g1), {}, {}, {}});
   std::unordered_map<std::size_t, std::size_t> item0_to_item1;
   for (Unit& u : units) {
-    u.pairs = align(token_seq(m0.program, u.c0), token_seq(m1.program, u.c1));
+    u.pairs = align_sequences(token_seq(m0.program, u.c0), token_seq(m1.program, u.c1));
     u.kept0.assign(u.c0.size(), 0);
     u.kept1.assign(u.c1.size(), 0);
     for (const auto& [a, b] : u.pairs) u.kept0[a] = u.kept1[b] = 1, item0_to_item1[u.c0[a]] = u.c1[b];
@@ -1175,7 +1044,7 @@ struct StatePoint {
     const analysis::UnitSet real = detail::registers_both_allocate(k.descriptor, k1->descriptor);
     const auto c0 = detail::kernel_code(m0.program, g0, k.name), c1 = detail::kernel_code(m1.program, g1, k.name);
     const auto t0 = detail::tokens_of(m0.program, c0, tokens), t1 = detail::tokens_of(m1.program, c1, tokens);
-    const auto pairs = align(t0, t1);
+    const auto pairs = align_sequences(t0, t1);
     // Per instruction of each side: the index of the first matched pair after it (pairs.size() past the last).
     auto next_pair = [&](bool k1) {
       std::vector<std::size_t> np(k1 ? c1.size() : c0.size(), pairs.size());
@@ -2114,7 +1983,7 @@ template <Executor E>
           break;
         }
         // Every kernarg byte must match but hidden_dynamic_lds_size's, which follows each object's own fixed LDS size
-        // (verify/kernargs.hpp kernarg_difference).
+        // (launch/kernargs.hpp kernarg_difference).
         if (const auto why = launch_kernarg_difference(k0.module.metadata, spec, o0->kernarg, o1->kernarg))
           return fail(DiagCode::internal, "the executor gave K0 and K1 different kernarg bytes (" + where + "): " +
                                               *why + "; verification needs identical launches");

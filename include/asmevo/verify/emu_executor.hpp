@@ -9,10 +9,11 @@
 #include <memory>
 #include <utility>
 
+#include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/diag.hpp"
-#include "asmevo/verify/emu/launch.hpp"
 #include "asmevo/verify/executor.hpp"
-#include "asmevo/verify/launch_spec.hpp"
+#include "asmevo/verify/timed_emulation.hpp"
 
 namespace asmevo::verify {
 
@@ -61,7 +62,7 @@ class EmuExecutor {
   /// `schedule` says which waves a hold-one-wave schedule held in workgroup (0,0,0)). Bad input (an unknown kernel,
   /// arguments that do not match the metadata) is an error; a kernel that stops is an outcome.
   [[nodiscard]] Expected<RunOutcome> run(const CodeObject& co, const LaunchSpec& spec, const RunRequest& rr) {
-    emu::EmulateOptions eo = options_for(rr.trial, rr.schedule_seed, false);
+    emu::EmulateOptions eo = options_for(rr.trial, rr.schedule_seed);
     eo.watch = rr.watch;
     eo.run.log_compares = rr.log_compares;
     eo.run.schedule = rr.schedule == ScheduleKind::hold_one_wave ? emu::Schedule::hold_one_wave : emu::Schedule::random;
@@ -93,11 +94,11 @@ class EmuExecutor {
   }
 
   /// Modeled cycles of the launch (trial 0, schedule seed 1): TimeOutcome::modeled is true and the one sample is
-  /// the cost model's cycles (emu/timing.hpp), not a measurement; `tr` does not apply. A run that stops is an
+  /// the cost model's cycles (model/timing.hpp), not a measurement; `tr` does not apply. A run that stops is an
   /// error: a candidate that fails is never timed.
   [[nodiscard]] Expected<TimeOutcome> time(const CodeObject& co, const LaunchSpec& spec, const TimeRequest& tr) {
     (void)tr;
-    auto res = emu::emulate(co.module, co.elf, spec, options_for(0, 1, true));
+    auto res = verify::emulate_timed(co.module, co.elf, spec, options_for(0, 1));
     if (!res) return unexpected(std::move(res).error());
     if (!res->ok())
       return fail(DiagCode::usage, "cannot time " + co.path + ": the run stopped (" +
@@ -112,7 +113,7 @@ class EmuExecutor {
   }
 
  private:
-  [[nodiscard]] emu::EmulateOptions options_for(std::uint32_t trial, std::uint64_t seed, bool timing) const {
+  [[nodiscard]] emu::EmulateOptions options_for(std::uint32_t trial, std::uint64_t seed) const {
     emu::EmulateOptions o;
     o.run.seed = seed;
     o.run.completion = opt_.completion;
@@ -120,7 +121,6 @@ class EmuExecutor {
     o.run.threads = opt_.threads == 0 ? 1 : opt_.threads;
     o.trial = trial;
     o.hazards = opt_.hazards;
-    o.timing = timing;
     return o;
   }
 

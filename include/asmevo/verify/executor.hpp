@@ -17,8 +17,8 @@
 #include "asmevo/codeobject/elf.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/ir/program.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/diag.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 
 namespace asmevo::emu {
 struct Watch;     // emu/watch.hpp

@@ -1,5 +1,5 @@
 // The launch facts (analysis/known_bits.hpp) of one launch spec of a recovered code object: what every launch of
-// that spec fixes about the kernel's initial state, on the emulator (verify/emu/launch.hpp) and on a HIP device alike.
+// that spec fixes about the kernel's initial state, on the emulator (emu/launch.hpp) and on a HIP device alike.
 //
 // Fixed: the block and grid sizes; the workgroup-id SGPRs' ranges; the kernarg and dispatch-packet address SGPRs (as
 // symbols, not values); the kernarg bytes of explicit scalar and null-pointer arguments and of the hidden sizes
@@ -15,14 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/analysis/kernel_scope.hpp"
 #include "asmevo/analysis/known_bits.hpp"
 #include "asmevo/codeobject/descriptor.hpp"
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/codeobject/module.hpp"
+#include "asmevo/launch/kernargs.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/diag.hpp"
-#include "asmevo/verify/kernargs.hpp"
-#include "asmevo/verify/launch_spec.hpp"
-#include "asmevo/verify/mutate.hpp"
 
 namespace asmevo::verify {
 
@@ -50,7 +50,7 @@ namespace asmevo::verify {
   const std::uint32_t preload_length = static_cast<std::uint32_t>(kd.get(field::preload_length));
   const std::uint32_t preload_offset = static_cast<std::uint32_t>(kd.get(field::preload_offset));
   const bool preload = kernarg_preload && preload_length > 0;
-  auto scope = kernel_scope(m.program, ki->name, preload);
+  auto scope = analysis::kernel_scope(m.program, ki->name, preload);
   if (!scope) return unexpected(scope.error());
   f.entry = scope->entry;
   f.f32_mode = static_cast<int>(kd.get(field::float_denorm_mode_32) | kd.get(field::ieee_mode) << 2);

@@ -97,6 +97,7 @@
 #include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/isa_info.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/waitcnt.hpp"
@@ -130,31 +131,19 @@ struct MemoryAccess {
 
 namespace detail {
 
-/// Bytes per lane a memory mnemonic moves, from its width suffix (MI300 ISA (CDNA3) §9 "Vector Memory Operations",
-/// §10 "Flat Memory Instructions", §11 "Data Share Operations": dword, dwordx2..x16, ubyte/sbyte/byte,
-/// ushort/sshort/short, b8..b128, u8/i8/u16/i16, _x2 for 64-bit atomics, f64/u64/i64). 0 when none is found.
-[[nodiscard]] inline std::uint32_t access_bytes(std::string_view m) {
-  struct W { std::string_view token; std::uint32_t bytes; };
-  static constexpr W widths[] = {
-      {"dwordx16", 64}, {"dwordx8", 32}, {"dwordx4", 16}, {"dwordx3", 12}, {"dwordx2", 8}, {"dword", 4},
-      {"b128", 16}, {"b96", 12}, {"b64", 8}, {"b32", 4}, {"b16", 2}, {"b8", 1}, {"ubyte", 1}, {"sbyte", 1},
-      {"byte", 1}, {"ushort", 2}, {"sshort", 2}, {"short", 2}, {"u8", 1}, {"i8", 1}, {"u16", 2}, {"i16", 2},
-      {"x2", 8}, {"f64", 8}, {"u64", 8}, {"i64", 8}, {"f32", 4}, {"u32", 4}, {"i32", 4}, {"f16", 4}, {"bf16", 4}};
-  // Tokens from the end: "global_load_ubyte_d16_hi" -> d16? no -> ubyte (1).
-  std::size_t end = m.size();
-  while (end > 0) {
-    const std::size_t b = m.rfind('_', end - 1);
-    const std::size_t start = b == std::string_view::npos ? 0 : b + 1;
-    const std::string_view tok = m.substr(start, end - start);
-    for (const W& w : widths)
-      if (tok == w.token) return w.bytes;
-    if (b == std::string_view::npos) break;
-    end = b;
-  }
-  return 0;
+/// Bytes per lane a memory op moves (scalar memory: per wave): OpInfo::mem_bytes, the width its mnemonic names
+/// (MI300 ISA (CDNA3) §9 "Vector Memory Operations", §10 "Flat Memory Instructions", §11 "Data Share Operations":
+/// dword, dwordx2..x16, ubyte/sbyte/byte, ushort/sshort/short, b8..b128, u8/i8/u16/i16, _x2 for 64-bit atomics,
+/// f64/u64/i64; ds_read_b64_tr_b8 moves 8, its b8 is the element the transpose works on); 0 when it names none
+/// (format and image ops, ds_append ...). `rmw`: the op is a read-modify-write.
+/// A 32-bit read-modify-write whose mnemonic names no data type (buffer_atomic_add, global_atomic_cmpswap,
+/// s_atomic_or, image_atomic_xor ...: the generated attributes give it type b32, count 1) counts 0 as well, as it
+/// did when this width was read from the mnemonic's suffix, so that its mnemonic stays part of its identity
+/// (MemoryAccess::mnemonic). Every DS one names its type; buffer_store_lds_dword (LDS to memory) keeps its 4.
+[[nodiscard]] inline std::uint32_t access_bytes(const OpInfo& i, bool rmw) {
+  if (rmw && i.unit != OpUnit::ds && !i.has(opflag::lds) && i.type == DataType::b32 && i.count == 1) return 0;
+  return i.mem_bytes;
 }
-
-[[nodiscard]] inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 /// The value of a named immediate operand of `in` (0 when absent or not an immediate).
 [[nodiscard]] inline std::int64_t named_imm(const Inst& in, std::span<const isa::OperandInfo> ops, std::string_view name) {
@@ -172,16 +161,15 @@ namespace detail {
   const auto forms = isa::forms(in.target);
   if (in.form >= forms.size()) return a;
   const auto& f = forms[in.form];
-  const std::string_view m = f.mnemonic;
-  using detail::starts_with;
-  const bool cache_op = starts_with(m, "buffer_wbl2") || starts_with(m, "buffer_inv") ||
-                        starts_with(m, "buffer_wbinvl1") || starts_with(m, "s_dcache_") ||
-                        starts_with(m, "s_icache_");
+  const OpInfo& info = op_info(in);
+  const bool cache_op = one_of(info.family, Family::buffer_cache, Family::s_dcache, Family::s_icache);
   const bool mem = f.has(isa::prop::vmem) || f.has(isa::prop::flat) || f.has(isa::prop::ds) ||
                    f.has(isa::prop::smem) || cache_op;
   if (!mem) return a;
   const auto ops = isa::operands(f);
-  const bool lds_dma = f.has(isa::prop::lds_dma) || m.find("_load_lds_") != std::string_view::npos;
+  // LLVM's lds_dma bit is missing on global_load_lds_* and scratch_load_lds_*: their opflag::lds says it.
+  const bool lds_dma = f.has(isa::prop::lds_dma) ||
+                       (info.has(opflag::lds) && one_of(info.base, BaseOp::global_load, BaseOp::scratch_load));
   const bool loads = f.has(isa::prop::load), stores = f.has(isa::prop::store);
   // Atomic means read-modify-write: LLVM mayLoad && mayStore. Not the table's atomic flags: the generated table
   // (LLVM's IsAtomicNoRet bit) has them on ds_write_b32 and its siblings, which only store (mayLoad 0), and not on
@@ -192,23 +180,21 @@ namespace detail {
   else if (stores) a.kind = "store";
   else if (loads) a.kind = "load";
   else a.kind = "other";
-  if (f.has(isa::prop::smem) || starts_with(m, "s_")) a.space = "scalar";
+  if (f.has(isa::prop::smem) || info.unit == OpUnit::s) a.space = "scalar";
   else if (f.has(isa::prop::ds))
-    a.space = f.has(isa::prop::gws) || m.find("gws") != std::string_view::npos || detail::named_imm(in, ops, "gds") != 0
-                  ? "gds"
-                  : "lds";
-  else if (starts_with(m, "global_")) a.space = "global";
-  else if (starts_with(m, "scratch_")) a.space = "scratch";
-  else if (starts_with(m, "flat_")) a.space = "flat";
-  else if (starts_with(m, "image_")) a.space = "image";
+    a.space = f.has(isa::prop::gws) || info.family == Family::ds_gws || detail::named_imm(in, ops, "gds") != 0 ? "gds" : "lds";
+  else if (info.unit == OpUnit::global) a.space = "global";
+  else if (info.unit == OpUnit::scratch) a.space = "scratch";
+  else if (info.unit == OpUnit::flat) a.space = "flat";
+  else if (info.unit == OpUnit::image) a.space = "image";
   else a.space = "buffer";
   for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k) {
     const auto kind = ops[k].kind;
     if (kind != isa::Kind::cpol && kind != isa::Kind::cpol_glc && kind != isa::Kind::cpol_noglc) continue;
     if (in.ops[k].kind == Operand::Kind::imm) a.scope |= static_cast<std::uint32_t>(in.ops[k].imm) & (1u | 16u);
   }
-  a.bytes = a.kind == "cache" ? 0 : detail::access_bytes(m);
-  if (a.bytes == 0) a.mnemonic = std::string(m);
+  a.bytes = a.kind == "cache" ? 0 : detail::access_bytes(info, a.kind == "atomic");
+  if (a.bytes == 0) a.mnemonic = std::string(f.mnemonic);
   return a;
 }
 
@@ -226,9 +212,9 @@ enum class OrderingRole : std::uint8_t {
 [[nodiscard]] inline std::pair<OrderingRole, MemoryAccess> ordering_role(const Inst& in) {
   const auto forms = isa::forms(in.target);
   if (in.form >= forms.size()) return {OrderingRole::none, {}};
-  const std::string_view m = forms[in.form].mnemonic;
-  if (m == "s_waitcnt") return {OrderingRole::wait, {}};
-  if (m == "s_barrier") {
+  const Opcode o = op_of(in);
+  if (o == op::s_waitcnt) return {OrderingRole::wait, {}};
+  if (o == op::s_barrier) {
     MemoryAccess b;
     b.kind = "barrier";
     return {OrderingRole::event, b};
@@ -236,7 +222,7 @@ enum class OrderingRole : std::uint8_t {
   if (forms[in.form].has(isa::prop::call)) {
     MemoryAccess c;
     c.kind = "call";
-    c.mnemonic = std::string(m);
+    c.mnemonic = std::string(forms[in.form].mnemonic);
     return {OrderingRole::event, c};
   }
   MemoryAccess a = memory_access(in);
@@ -671,7 +657,7 @@ struct LoadPieces {
   }
   if (two) {
     const std::int64_t stride =
-        std::int64_t{width} * (f.mnemonic.find("st64") != std::string_view::npos ? 64 : 1);
+        std::int64_t{width} * (op_info(in).has(opflag::st64) ? 64 : 1);
     for (const std::string_view name : {"offset0", "offset1"}) {
       const std::int64_t at = named_imm(in, ops, name) * stride;
       lp.bytes.emplace_back(at, at + width);

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -22,8 +21,10 @@
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
+#include "asmevo/analysis/kernel_scope.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/inst_form.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/program.hpp"
@@ -76,66 +77,9 @@ inline constexpr std::array<MutOp, 11> all_mut_ops{
   return std::nullopt;
 }
 
-/// What one kernel can execute, and the registers its code uses.
-struct KernelScope {
-  std::string kernel;            ///< the kernel's label (its symbol)
-  std::string entry;             ///< the label execution starts at (the preload entry when the prologue is skipped)
-  bool skipped_prologue = false; ///< a kernarg-preload compatibility prologue was left out
-  std::vector<InstId> insts;     ///< instructions reachable from `entry`, in program order
-  unsigned sgprs = 0, vgprs = 0, agprs = 0;  ///< 1 + the highest register of each file the reachable code names
-};
-
-/// The instructions of kernel `kernel` reachable from its entry over the CFG (analysis/cfg.hpp). Code after the
-/// last s_endpgm (padding) and other kernels' code is not in scope. With `skip_preload_prologue`, a kernarg-preload
-/// prologue (recovered as: s_load*s, s_waitcnt, `s_branch L`, `.p2align 8`, `L:`; codeobject/recover_code.hpp)
-/// is left out and execution starts at L, as firmware that preloads kernel arguments starts at entry + 256
-/// (AMDGPUUsage "Preloaded Kernel Arguments"), which is also how the emulator runs it by default.
-[[nodiscard]] inline Expected<KernelScope> kernel_scope(const Program& p, std::string_view kernel,
-                                                        bool skip_preload_prologue = true) {
-  const analysis::Cfg g = analysis::build_cfg(p);
-  auto b0 = g.block_named(kernel);
-  if (!b0)
-    return fail(DiagCode::usage, "no label '" + std::string(kernel) + "' starts a block of the program", Loc{p.file, 0, 0, {}});
-  KernelScope s;
-  s.kernel = std::string(kernel);
-  s.entry = s.kernel;
-  std::uint32_t entry = *b0;
-  if (skip_preload_prologue) {
-    const Block& blk = g.blocks[entry];
-    if (!blk.insts.empty() && blk.target && !blk.falls_through) {
-      // The label the prologue branches to must follow a `.p2align 8` directly.
-      for (std::size_t i = blk.insts.back() + 1; i < p.items.size(); ++i) {
-        const Item& it = p.items[i];
-        if (it.kind == Item::Kind::directive && it.name == ".p2align" && it.text.rfind("8", 0) == 0) continue;
-        if (it.kind == Item::Kind::label && it.name == *blk.target && i > 0 &&
-            p.items[i - 1].kind == Item::Kind::directive && p.items[i - 1].name == ".p2align") {
-          if (auto t = g.block_named(it.name)) {
-            entry = *t;
-            s.entry = it.name;
-            s.skipped_prologue = true;
-          }
-        }
-        if (it.kind != Item::Kind::blank && it.kind != Item::Kind::comment) break;
-      }
-    }
-  }
-  std::vector<std::size_t> items;
-  for (std::uint32_t b : g.reverse_post_order(entry))
-    for (std::size_t i : g.blocks[b].insts) items.push_back(i);
-  std::sort(items.begin(), items.end());
-  for (std::size_t i : items) {
-    const Inst& in = p.items[i].inst;
-    s.insts.push_back(in.id);
-    for (const Operand& o : in.ops) {
-      if (!o.is_reg()) continue;
-      const unsigned end = o.reg.index + o.reg.dwords;
-      if (o.reg.file == RegFile::sgpr) s.sgprs = std::max(s.sgprs, end);
-      if (o.reg.file == RegFile::vgpr) s.vgprs = std::max(s.vgprs, end);
-      if (o.reg.file == RegFile::agpr) s.agprs = std::max(s.agprs, end);
-    }
-  }
-  return s;
-}
+// The kernel's reachable code (analysis/kernel_scope.hpp): what the mutation operators work on.
+using analysis::KernelScope;
+using analysis::kernel_scope;
 
 /// One mutant. `program` is the whole mutated program when `valid`; `description` says what changed in one line
 /// ("i42 s_waitcnt vmcnt(0) -> vmcnt(1)"), also for an invalid mutant, whose `invalid_reason` says why.
@@ -178,7 +122,6 @@ struct MutRng {
 }
 
 using asmevo::form_of;
-[[nodiscard]] inline std::string_view mnemonic_of(const Inst& in) { return form_of(in).mnemonic; }
 
 [[nodiscard]] inline std::ptrdiff_t item_index(const Program& p, InstId id) {
   for (std::size_t i = 0; i < p.items.size(); ++i)
@@ -276,13 +219,13 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
          f.format == F::MTBUF || f.format == F::DS || f.format == F::SMEM || f.format == F::MIMG;
 }
 
-/// Bytes one lane's access moves: from the mnemonic for sub-dword forms (byte/short/d16, b8/b16, u8/i16 ...),
-/// else the data register's width. The ISA guides name the access width in the opcode (MI300 ISA §9/§10/§11).
+/// Bytes one lane's access moves: from the op for sub-dword forms (byte/short, b8/b16, u8/i16 ...: OpInfo::mem_bytes;
+/// d16 formats: 2), else the data register's width. The ISA guides name the access width in the opcode (MI300 ISA
+/// §9/§10/§11).
 [[nodiscard]] inline unsigned access_bytes(const Inst& in) {
-  const std::string_view m = mnemonic_of(in);
-  auto has = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
-  if (has("byte") || has("_b8") || has("_u8") || has("_i8")) return 1;
-  if (has("short") || has("_b16") || has("_u16") || has("_i16") || has("d16")) return 2;
+  const OpInfo& i = op_info(in);
+  if (i.mem_bytes == 1) return 1;
+  if (i.mem_bytes == 2 || i.has(opflag::d16)) return 2;
   const auto ops = isa::operands(form_of(in));
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const auto n = ops[k].name;
@@ -331,70 +274,65 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
   return false;
 }
 
-/// Predicate negations for compares (the result is the exact complement, NaN included): integer lt/ge, gt/le,
-/// eq/ne (s_cmp spells ne `lg`), f/t, bitcmp0/bitcmp1; float lt/nlt, le/nle, gt/ngt, ge/nge, eq/neq, lg/nlg,
-/// o/u, f/tru (the n-forms are true on unordered inputs: MI300 ISA §12.8 "VOPC", V_CMP_NLT_F32 = !(a < b)).
-[[nodiscard]] inline std::string_view negated_predicate(std::string_view pred, bool is_float, bool scalar) {
-  struct P { std::string_view a, b; };
-  static constexpr P ints[] = {{"lt", "ge"}, {"gt", "le"}, {"eq", "ne"}, {"f", "t"}};
-  static constexpr P sints[] = {{"lt", "ge"}, {"gt", "le"}, {"eq", "lg"}, {"bitcmp0", "bitcmp1"}};
-  static constexpr P floats[] = {{"lt", "nlt"}, {"le", "nle"}, {"gt", "ngt"}, {"ge", "nge"},
-                                 {"eq", "neq"}, {"lg", "nlg"}, {"o", "u"},   {"f", "tru"}};
-  auto look = [&](const auto& tab) -> std::string_view {
+/// The condition whose compare is the exact complement of a compare with `c`, NaN included: integer lt/ge, gt/le,
+/// eq/ne (s_cmp and s_cmpk spell ne `lg`), f/t; float lt/nlt, le/nle, gt/ngt, ge/nge, eq/neq, lg/nlg, o/u, f/tru (the
+/// n-forms are true on unordered inputs: MI300 ISA §12.8 "VOPC", V_CMP_NLT_F32 = !(a < b)). CmpCond::none when there
+/// is none (class).
+[[nodiscard]] inline CmpCond negated_cond(CmpCond c, bool is_float, bool scalar) {
+  using C = CmpCond;
+  struct P { C a, b; };
+  static constexpr P ints[] = {{C::lt, C::ge}, {C::gt, C::le}, {C::eq, C::ne}, {C::f, C::t}};
+  static constexpr P sints[] = {{C::lt, C::ge}, {C::gt, C::le}, {C::eq, C::lg}};
+  static constexpr P floats[] = {{C::lt, C::nlt}, {C::le, C::nle}, {C::gt, C::ngt}, {C::ge, C::nge},
+                                 {C::eq, C::neq}, {C::lg, C::nlg}, {C::o, C::u},    {C::f, C::tru}};
+  auto look = [&](const auto& tab) {
     for (const P& x : tab) {
-      if (x.a == pred) return x.b;
-      if (x.b == pred) return x.a;
+      if (x.a == c) return x.b;
+      if (x.b == c) return x.a;
     }
-    return {};
+    return C::none;
   };
   if (scalar) return look(sints);
   return is_float ? look(floats) : look(ints);
 }
 
-/// Splits a compare mnemonic into (prefix, predicate, type): v_cmpx_lt_f32 -> (v_cmpx, lt, f32).
-[[nodiscard]] inline std::optional<std::array<std::string_view, 3>> split_cmp(std::string_view m) {
-  for (std::string_view pre : {"v_cmpx_", "v_cmp_", "s_cmpk_", "s_cmp_"}) {
-    if (m.rfind(pre, 0) != 0) continue;
-    std::string_view rest = m.substr(pre.size());
-    const auto us = rest.rfind('_');
-    if (us == std::string_view::npos) return std::nullopt;
-    return std::array<std::string_view, 3>{pre.substr(0, pre.size() - 1), rest.substr(0, us), rest.substr(us + 1)};
-  }
-  return std::nullopt;
+/// The compare (v_cmp, v_cmpx, s_cmp, s_cmpk) with the same operand types as `in`'s and the negated condition:
+/// v_cmpx_lt_f32 -> v_cmpx_nlt_f32. Opcode::invalid when `in` is no compare or its condition has no negation.
+[[nodiscard]] inline Opcode negated_compare(const Inst& in) {
+  OpInfo want = op_info(in);
+  if (!one_of(want.family, Family::v_cmp, Family::v_cmpx, Family::s_cmp, Family::s_cmpk)) return Opcode::invalid;
+  const bool is_float = one_of(want.type, DataType::f16, DataType::f32, DataType::f64);
+  want.cond = negated_cond(want.cond, is_float, want.unit == OpUnit::s);
+  return want.cond == CmpCond::none ? Opcode::invalid : find_op(want);
 }
 
-[[nodiscard]] inline std::string upper(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return r;
-}
-
-/// The form of the same encoding (record suffix) for another mnemonic: S_AND_SAVEEXEC_B64_vi -> S_OR_SAVEEXEC_B64_vi.
-[[nodiscard]] inline const isa::FormInfo* sibling_form(const Inst& in, std::string_view new_mnemonic) {
+/// The form of `to` in the same encoding as `in`'s (format, encoding variant and printed suffix):
+/// S_AND_SAVEEXEC_B64_vi -> S_OR_SAVEEXEC_B64_vi, V_CMP_LT_F32_e32_vi -> V_CMP_NLT_F32_e32_vi. nullptr when the
+/// target has no such form (or `to` is Opcode::invalid).
+[[nodiscard]] inline const isa::FormInfo* sibling_form(const Inst& in, Opcode to) {
   const auto& f = form_of(in);
-  const std::string old_up = upper(f.mnemonic);
-  const std::string_view name = f.name;
-  if (name.rfind(old_up, 0) != 0) return nullptr;
-  const std::string want = upper(new_mnemonic) + std::string(name.substr(old_up.size()));
-  for (const auto& g : isa::find_mnemonic(in.target, new_mnemonic))
-    if (g.name == want) return &g;
+  for (const auto& g : forms_of(in.target, to))
+    if (g.format == f.format && g.variant == f.variant && g.suffix == f.suffix) return &g;
   return nullptr;
 }
 
-/// SALU opcode pairs for exec_change (the and/or family of the exec-mask idioms LLVM emits:
-/// SILowerControlFlow uses s_and_saveexec / s_or_b64 exec / s_xor_b64 / s_andn2_b64 exec).
-[[nodiscard]] inline std::string_view exec_sibling(std::string_view m) {
-  struct P { std::string_view a, b; };
-  static constexpr P tab[] = {{"s_and_saveexec_b64", "s_or_saveexec_b64"},   {"s_andn2_saveexec_b64", "s_orn2_saveexec_b64"},
-                              {"s_nand_saveexec_b64", "s_nor_saveexec_b64"}, {"s_xor_saveexec_b64", "s_xnor_saveexec_b64"},
-                              {"s_andn1_saveexec_b64", "s_orn1_saveexec_b64"}, {"s_and_b64", "s_or_b64"},
-                              {"s_andn2_b64", "s_orn2_b64"},                 {"s_xor_b64", "s_xnor_b64"},
-                              {"s_nand_b64", "s_nor_b64"}};
-  for (const P& x : tab) {
-    if (x.a == m) return x.b;
-    if (x.b == m) return x.a;
-  }
-  return {};
+/// The and/or counterpart of an exec-mask op for exec_change (the and/or family of the exec-mask idioms LLVM emits:
+/// SILowerControlFlow uses s_and_saveexec / s_or_b64 exec / s_xor_b64 / s_andn2_b64 exec): the same saveexec or
+/// 64-bit SALU op with and <-> or, andn2 <-> orn2, nand <-> nor, xor <-> xnor, andn1 <-> orn1 (s_and_saveexec_b64
+/// -> s_or_saveexec_b64, s_xor_b64 -> s_xnor_b64). Opcode::invalid when there is none.
+[[nodiscard]] inline Opcode exec_sibling(const Inst& in) {
+  OpInfo want = op_info(in);
+  if (want.family != Family::s_saveexec && !(want.family == Family::s_alu && want.type == DataType::b64))
+    return Opcode::invalid;
+  using B = BaseOp;
+  static constexpr std::pair<B, B> pairs[] = {
+      {B::s_and, B::s_or}, {B::s_andn2, B::s_orn2}, {B::s_nand, B::s_nor}, {B::s_xor, B::s_xnor}, {B::s_andn1, B::s_orn1}};
+  for (const auto& [a, b] : pairs)
+    if (want.base == a || want.base == b) {
+      want.base = want.base == a ? b : a;
+      return find_op(want);
+    }
+  return Opcode::invalid;
 }
 
 [[nodiscard]] inline bool is_exec(const Reg& r) {
@@ -405,7 +343,7 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
 [[nodiscard]] inline bool writes_exec(const Inst& in) {
   const auto& f = form_of(in);
   if (!f.has(isa::prop::salu)) return false;
-  if (f.mnemonic.find("saveexec") != std::string_view::npos) return true;
+  if (family_of(in) == Family::s_saveexec) return true;
   const auto ops = isa::operands(f);
   for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
     if (ops[k].role == isa::Role::def && in.ops[k].is_reg() && is_exec(in.ops[k].reg)) return true;
@@ -441,40 +379,37 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
   return out;
 }
 
-/// The bits of source operand `src` (0 = src0) that `mnemonic` actually reads when the operand is a shift or
+/// The bits of source operand `src` (0 = src0) that `o` actually reads when the operand is a shift or
 /// alignment count, else all ones: two counts equal under this mask are the same instruction, so imm_change never
 /// offers one for the other. MI300 ISA (CDNA3) §12-§13 opcode descriptions: 32-bit shifts use S[4:0], 16-bit ones
 /// (and packed 16-bit) S[3:0], 64-bit ones S[5:0]; V_LSHL_ADD_U64 shifts by S1[2:0]; V_ALIGNBIT_B32 by S2[4:0],
 /// V_ALIGNBYTE_B32 by S2[1:0] bytes; V_BFE_U32/I32 take offset S1[4:0] and width S2[4:0]. (The emulator's semantics
-/// in verify/emu/ implement the same masks.)
-[[nodiscard]] inline std::uint64_t count_field_mask(std::string_view mnemonic, std::size_t src) noexcept {
-  for (std::string_view suffix : {"_e32", "_e64", "_sdwa", "_dpp"})
-    if (mnemonic.size() > suffix.size() && mnemonic.substr(mnemonic.size() - suffix.size()) == suffix) {
-      mnemonic.remove_suffix(suffix.size());
-      break;
-    }
+/// in emu/ implement the same masks.)
+[[nodiscard]] inline std::uint64_t count_field_mask(Opcode o, std::size_t src) noexcept {
   struct Row {
-    std::string_view name;
+    Opcode op;
     std::size_t src;
     std::uint64_t mask;
   };
   static constexpr Row rows[] = {
-      {"v_lshlrev_b32", 0, 31},  {"v_lshrrev_b32", 0, 31},  {"v_ashrrev_i32", 0, 31},  {"v_lshlrev_b16", 0, 15},
-      {"v_lshrrev_b16", 0, 15},  {"v_ashrrev_i16", 0, 15},  {"v_pk_lshlrev_b16", 0, 15}, {"v_pk_lshrrev_b16", 0, 15},
-      {"v_pk_ashrrev_i16", 0, 15}, {"v_lshlrev_b64", 0, 63}, {"v_lshrrev_b64", 0, 63}, {"v_ashrrev_i64", 0, 63},
-      {"s_lshl_b32", 1, 31},     {"s_lshr_b32", 1, 31},     {"s_ashr_i32", 1, 31},     {"s_lshl_b64", 1, 63},
-      {"s_lshr_b64", 1, 63},     {"s_ashr_i64", 1, 63},     {"v_lshl_add_u32", 1, 31}, {"v_lshl_or_b32", 1, 31},
-      {"v_add_lshl_u32", 2, 31}, {"v_lshl_add_u64", 1, 7},  {"v_alignbit_b32", 2, 31}, {"v_alignbyte_b32", 2, 3},
-      {"v_bfe_u32", 1, 31},      {"v_bfe_u32", 2, 31},      {"v_bfe_i32", 1, 31},      {"v_bfe_i32", 2, 31},
+      {op::v_lshlrev_b32, 0, 31},    {op::v_lshrrev_b32, 0, 31},    {op::v_ashrrev_i32, 0, 31},
+      {op::v_lshlrev_b16, 0, 15},    {op::v_lshrrev_b16, 0, 15},    {op::v_ashrrev_i16, 0, 15},
+      {op::v_pk_lshlrev_b16, 0, 15}, {op::v_pk_lshrrev_b16, 0, 15}, {op::v_pk_ashrrev_i16, 0, 15},
+      {op::v_lshlrev_b64, 0, 63},    {op::v_lshrrev_b64, 0, 63},    {op::v_ashrrev_i64, 0, 63},
+      {op::s_lshl_b32, 1, 31},       {op::s_lshr_b32, 1, 31},       {op::s_ashr_i32, 1, 31},
+      {op::s_lshl_b64, 1, 63},       {op::s_lshr_b64, 1, 63},       {op::s_ashr_i64, 1, 63},
+      {op::v_lshl_add_u32, 1, 31},   {op::v_lshl_or_b32, 1, 31},    {op::v_add_lshl_u32, 2, 31},
+      {op::v_lshl_add_u64, 1, 7},    {op::v_alignbit_b32, 2, 31},   {op::v_alignbyte_b32, 2, 3},
+      {op::v_bfe_u32, 1, 31},        {op::v_bfe_u32, 2, 31},        {op::v_bfe_i32, 1, 31},
+      {op::v_bfe_i32, 2, 31},
   };
   for (const Row& r : rows)
-    if (r.name == mnemonic && r.src == src) return r.mask;
+    if (r.op == o && r.src == src) return r.mask;
   return ~std::uint64_t{0};
 }
 
 [[nodiscard]] inline bool is_site(MutOp op, const Program& p, std::size_t item) {
   const Inst& in = p.items[item].inst;
-  const auto& f = form_of(in);
   switch (op) {
     case MutOp::waitcnt_drop:
       return is_waitcnt(in) && !decode_waitcnt(in.target, static_cast<std::uint16_t>(in.ops[0].imm)).waits_for_nothing(in.target);
@@ -490,15 +425,8 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
     case MutOp::reg_change: return !numbered_reg_operands(in).empty();
     case MutOp::imm_change: return !alu_constant_operands(in).empty();
     case MutOp::offset_change: return !offset_operands(in).empty();
-    case MutOp::cmp_flip: {
-      auto parts = split_cmp(f.mnemonic);
-      if (!parts) return false;
-      const bool fl = !(*parts)[2].empty() && (*parts)[2][0] == 'f';
-      const auto neg = negated_predicate((*parts)[1], fl, (*parts)[0][0] == 's');
-      if (neg.empty()) return false;
-      return sibling_form(in, std::string((*parts)[0]) + "_" + std::string(neg) + "_" + std::string((*parts)[2])) != nullptr;
-    }
-    case MutOp::nop_drop: return f.mnemonic == "s_nop";
+    case MutOp::cmp_flip: return sibling_form(in, negated_compare(in)) != nullptr;
+    case MutOp::nop_drop: return op_of(in) == op::s_nop;
     case MutOp::exec_change: return writes_exec(in);
     case MutOp::store_oob: return is_oob_store(in);
     case MutOp::cache_bit: return cpol_operand(in).has_value();
@@ -649,7 +577,7 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
         std::size_t src = 0;
         for (std::size_t i = 0; i < k; ++i)
           if (ops[i].is_printed() && ops[i].role == isa::Role::use) ++src;
-        const std::uint64_t field = detail::count_field_mask(detail::mnemonic_of(orig), src);
+        const std::uint64_t field = detail::count_field_mask(op_of(orig), src);
         const auto same_count = [&](std::int64_t d) {
           return (static_cast<std::uint64_t>(d) & field) == (static_cast<std::uint64_t>(v) & field);
         };
@@ -684,10 +612,7 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
       return finish();
     }
     case MutOp::cmp_flip: {
-      const auto parts = *detail::split_cmp(detail::mnemonic_of(orig));
-      const bool fl = !parts[2].empty() && parts[2][0] == 'f';
-      const auto neg = detail::negated_predicate(parts[1], fl, parts[0][0] == 's');
-      const auto* g = detail::sibling_form(orig, std::string(parts[0]) + "_" + std::string(neg) + "_" + std::string(parts[2]));
+      const auto* g = detail::sibling_form(orig, detail::negated_compare(orig));
       const auto all = isa::forms(t);
       in.form = static_cast<std::uint16_t>(g - all.data());
       if (isa::operands(*g).size() != orig.ops.size()) return invalid("the negated compare has another operand list");
@@ -705,8 +630,7 @@ inline void reads_writes(const Inst& in, std::set<Unit>& rd, std::set<Unit>& wr)
     case MutOp::exec_change: {
       // Variants that apply: 0 = and/or family swap, 1 = another 64-bit scalar source, 2 = drop (only when exec is
       // the sole explicit result, e.g. `s_mov_b64 exec, s[0:1]` or the `s_or_b64 exec, exec, s[..]` restore).
-      const std::string_view sib = detail::exec_sibling(detail::mnemonic_of(orig));
-      const isa::FormInfo* sf = sib.empty() ? nullptr : detail::sibling_form(orig, sib);
+      const isa::FormInfo* sf = detail::sibling_form(orig, detail::exec_sibling(orig));
       std::vector<std::size_t> srcs;
       bool only_exec_def = true;
       for (std::size_t k = 0; k < ops.size() && k < orig.ops.size(); ++k) {

@@ -45,10 +45,10 @@
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/waitcnt.hpp"
+#include "asmevo/launch/kernargs.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/linkage.hpp"
-#include "asmevo/verify/kernargs.hpp"
 #include "asmevo/verify/launch_facts.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 
 namespace asmevo::verify {
 
@@ -145,7 +145,7 @@ inline std::string vtext(const Inst& in) {
 inline std::string vid(const Inst& in) { return "i" + std::to_string(in.id.value); }
 
 /// The guard compares: equality or inequality of an SGPR with a constant, setting SCC, as the per-form opcode classes
-/// of analysis/loops.hpp (loops_detail::op_of) name them. `eq`: SCC = (a == b); otherwise SCC = (a != b). `simm16`:
+/// of analysis/loops.hpp (loops_detail::loop_op) name them. `eq`: SCC = (a == b); otherwise SCC = (a != b). `simm16`:
 /// the SOPK form, whose 16-bit constant is sign-extended for _i32 and zero-extended for _u32.
 struct CompareKind {
   bool eq = true, simm16 = false, sign = false;
@@ -155,7 +155,7 @@ struct CompareKind {
 inline std::optional<CompareKind> compare_kind(const Inst& in) {
   using analysis::loops_detail::Cond;
   using analysis::loops_detail::Op;
-  const auto o = analysis::loops_detail::op_of(in);
+  const auto o = analysis::loops_detail::loop_op(in);
   const bool eq_or_ne = o.cond == Cond::eq || o.cond == Cond::ne;
   if (o.op == Op::cmp64 && eq_or_ne) return CompareKind{o.cond == Cond::eq, false, false, false, true};
   if (o.op != Op::cmp) return std::nullopt;
@@ -168,7 +168,7 @@ inline std::optional<CompareKind> compare_kind(const Inst& in) {
 /// such a branch).
 inline std::optional<bool> scc_branch_on(const Inst& in) {
   using analysis::loops_detail::Op;
-  const auto op = analysis::loops_detail::op_of(in).op;
+  const auto op = analysis::loops_detail::loop_op(in).op;
   if (op == Op::cbranch_scc1) return true;
   if (op == Op::cbranch_scc0) return false;
   return std::nullopt;

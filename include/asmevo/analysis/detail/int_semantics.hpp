@@ -44,6 +44,7 @@
 #include "asmevo/analysis/detail/bit_terms.hpp"
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/reg.hpp"
 
@@ -106,30 +107,35 @@ struct StepOut {
 // ---- helpers ----------------------------------------------------------------------------------------------------
 
 
-/// Instructions whose register effects are not a function of their named operands: they are refused.
-[[nodiscard]] inline bool unmodelable(std::string_view m) {
-  return contains(m, "movrel") || contains(m, "gpr_idx") || m == "s_setpc_b64" || m == "s_swappc_b64" ||
-         m == "s_call_b64" || m == "s_rfe_b64" || starts(m, "s_cbranch_g_fork") || starts(m, "s_cbranch_join") ||
-         m == "s_trap" || starts(m, "s_cbranch_cdbg") ||
-         // Hidden control state: VSKIP (no vector instruction issues while set, MI300 ISA S_SETVSKIP), a fork that
-         // writes EXEC and the PC (S_CBRANCH_I_FORK is SOPK with no branch property in the tables), returns from a
-         // trap (S_RFE_RESTORE_B64), the wave's kill bit.
-         m == "s_setvskip" || starts(m, "s_cbranch_i_fork") || starts(m, "s_rfe") || m == "s_setkill";
+/// A signed integer type (iN): compares of it are signed, loads of it sign-extend.
+[[nodiscard]] constexpr bool is_signed_int(DataType t) noexcept {
+  using T = DataType;
+  return one_of(t, T::i4, T::i8, T::i16, T::i24, T::i32, T::i64);
+}
+
+/// Instructions whose register effects are not a function of their named operands: they are refused. Register
+/// indexing by M0 (s_movrel*, s_set_gpr_idx_*), calls, indirect jumps and trap returns, the legacy fork/join and
+/// the conditional-debug branches, traps; and hidden control state: VSKIP (no vector instruction issues while set,
+/// MI300 ISA S_SETVSKIP), a fork that writes EXEC and the PC (S_CBRANCH_I_FORK is SOPK with no branch property in
+/// the tables), returns from a trap (S_RFE_RESTORE_B64), the wave's kill bit.
+[[nodiscard]] constexpr bool unmodelable(Opcode o) noexcept {
+  using F = Family;
+  return one_of(family_of(o), F::s_movrel, F::s_gpr_idx, F::s_call, F::s_rfe, F::s_cbranch_fork, F::s_cbranch_cdbg) ||
+         one_of(o, op::s_setpc_b64, op::s_trap, op::s_setvskip, op::s_setkill);
 }
 
 /// Results that depend on time, code placement or wave placement: different on each side.
-[[nodiscard]] inline bool side_specific(std::string_view m) {
-  return m == "s_getpc_b64" || starts(m, "s_memtime") || starts(m, "s_memrealtime") || m == "s_getreg_b32";
+[[nodiscard]] constexpr bool side_specific(Opcode o) noexcept {
+  return one_of(family_of(o), Family::s_memtime, Family::s_getreg) || o == op::s_getpc_b64;
 }
 
-/// VALU operations whose result in one lane may depend on other lanes.
-[[nodiscard]] inline bool cross_lane(const isa::FormInfo& f) {
-  const auto m = f.mnemonic;
-  return f.variant == isa::Variant::dpp || f.has(isa::prop::dpp) || f.has(isa::prop::mfma) || contains(m, "readlane") ||
-         contains(m, "readfirstlane") || contains(m, "writelane") || contains(m, "permlane") || contains(m, "mfma") ||
-         contains(m, "smfmac") || contains(m, "interp");
+/// VALU operations whose result in one lane may depend on other lanes: DPP, lane reads and writes, permlane swaps,
+/// MFMA and SMFMAC (and v_mfma_ld_scale_b32, which sets the scales of the MFMA that follows it). `f` is a form of `o`.
+[[nodiscard]] inline bool cross_lane(const isa::FormInfo& f, Opcode o) {
+  return f.variant == isa::Variant::dpp || f.has(isa::prop::dpp) || f.has(isa::prop::mfma) ||
+         one_of(family_of(o), Family::v_cross_lane, Family::v_mfma, Family::v_smfmac) || o == op::v_mfma_ld_scale_b32;
 }
-
+[[nodiscard]] inline bool cross_lane(const Inst& in) { return cross_lane(form_of(in), op_of(in)); }
 
 /// Value bits of a constant operand in a slot of value type t (MI300 ISA §3.6 "Scalar and vector source operands":
 /// integer inline constants -16..64 are sign-extended to the operand width; a 32-bit literal is the operand value
@@ -152,21 +158,21 @@ struct StepOut {
 /// The evaluator refuses `in` (its effect on registers or control cannot be named): see Evaluator::run.
 [[nodiscard]] inline bool refuses(const Inst& in) {
   const auto& f = form_of(in);
-  const auto m = f.mnemonic;
-  if (unmodelable(m)) return true;
+  const Opcode id = op_of(in);
+  if (unmodelable(id)) return true;
   for (const Operand& o : in.ops)
     if (o.is_reg() && o.reg.file == RegFile::special &&
         (o.reg.index == special::src_lds_direct || o.reg.index == special::src_pops_exiting_wave_id))
       return true;
   if (f.has(isa::prop::branch) || f.has(isa::prop::terminator) || f.has(isa::prop::no_fallthrough)) {
-    if (starts(m, "s_endpgm")) return false;
+    if (family_of(id) == Family::s_endpgm) return false;
     bool label = false;
     const auto ops = isa::operands(f);
     for (std::size_t k = 0; k < ops.size() && k < in.ops.size(); ++k)
       label |= ops[k].name == "simm16" && in.ops[k].kind == Operand::Kind::expr;
     if (!label) return true;
-    return !(m == "s_branch" || m == "s_cbranch_scc0" || m == "s_cbranch_scc1" || m == "s_cbranch_vccz" ||
-             m == "s_cbranch_vccnz" || m == "s_cbranch_execz" || m == "s_cbranch_execnz");
+    // s_branch and the six s_cbranch_* on SCC, VCCZ or EXECZ are followed (Evaluator::control).
+    return !one_of(family_of(id), Family::s_branch, Family::s_cbranch);
   }
   return false;
 }
@@ -177,13 +183,14 @@ struct StepOut {
 template <class S>
 class Evaluator {
  public:
-  Evaluator(BitAlg& a, S& s, const EvalEnv& env, const Inst& in) : A(a), st(s), env(env), in(in), f(form_of(in)) {
+  Evaluator(BitAlg& a, S& s, const EvalEnv& env, const Inst& in)
+      : A(a), st(s), env(env), in(in), f(form_of(in)), op_id(op_of(in)), info(op_info(op_id)) {
     ops_info = isa::operands(f);
   }
 
   StepOut run() {
-    const auto m = f.mnemonic;
-    if (unmodelable(m)) return refuse(std::string(m) + " changes control or registers in ways not modelled");
+    const auto m = f.mnemonic;  // for messages only
+    if (unmodelable(op_id)) return refuse(std::string(m) + " changes control or registers in ways not modelled");
     for (std::size_t k = 0; k < in.ops.size() && k < ops_info.size(); ++k)
       if (in.ops[k].is_reg() && in.ops[k].reg.file == RegFile::special &&
           (in.ops[k].reg.index == special::src_lds_direct || in.ops[k].reg.index == special::src_pops_exiting_wave_id))
@@ -206,14 +213,14 @@ class Evaluator {
     if (f.format == isa::Format::SOPP) {
       // Waits, nops, barriers, messages, priorities: no register results. Anything that orders memory or talks to
       // the outside is observable.
-      if (m == "s_barrier" || starts(m, "s_sendmsg") || starts(m, "s_dcache") || starts(m, "s_icache") ||
-          m == "s_sethalt" || starts(m, "s_ttrace") || m == "s_incperflevel" || m == "s_decperflevel") {
+      if (one_of(info.family, Family::s_sendmsg, Family::s_dcache, Family::s_icache) ||
+          one_of(op_id, op::s_barrier, op::s_sethalt, op::s_ttracedata, op::s_incperflevel, op::s_decperflevel)) {
         out.obs.push_back(key("sopp"));
-        if (m == "s_barrier") ++st.seq();
+        if (op_id == op::s_barrier) ++st.seq();
       }
       return std::move(out);
     }
-    if (side_specific(m)) { write_defs_opaque(true); return std::move(out); }
+    if (side_specific(op_id)) { write_defs_opaque(true); return std::move(out); }
     if (f.has(isa::prop::salu)) {
       if (!salu()) write_defs_opaque(false);
       return std::move(out);
@@ -236,6 +243,8 @@ class Evaluator {
   const EvalEnv& env;
   const Inst& in;
   const isa::FormInfo& f;
+  const Opcode op_id;
+  const OpInfo& info;  ///< what the mnemonic says: family, base operation, compare condition, data types
   std::span<const isa::OperandInfo> ops_info;
   StepOut out;
   std::optional<std::pair<int, std::vector<Bit>>> override_;  ///< an operand's value as key() should name it
@@ -614,16 +623,21 @@ class Evaluator {
     }
     return std::nullopt;
   }
-  static std::optional<Cmp> cmp_of(std::string_view p) {
-    if (p == "eq") return Cmp::eq;
-    if (p == "ne" || p == "lg") return Cmp::ne;
-    if (p == "lt") return Cmp::lt;
-    if (p == "le") return Cmp::le;
-    if (p == "gt") return Cmp::gt;
-    if (p == "ge") return Cmp::ge;
-    if (p == "t") return Cmp::t;
-    if (p == "f") return Cmp::f;
-    return std::nullopt;
+  /// The integer compare of condition `c` (v_cmp, v_cmpx, s_cmp, s_cmpk; s_cmp's lg is !=); nothing for the float
+  /// conditions (o, u, nge ..., tru, class).
+  static std::optional<Cmp> cmp_of(CmpCond c) {
+    switch (c) {
+      case CmpCond::eq: return Cmp::eq;
+      case CmpCond::ne:
+      case CmpCond::lg: return Cmp::ne;
+      case CmpCond::lt: return Cmp::lt;
+      case CmpCond::le: return Cmp::le;
+      case CmpCond::gt: return Cmp::gt;
+      case CmpCond::ge: return Cmp::ge;
+      case CmpCond::t: return Cmp::t;
+      case CmpCond::f: return Cmp::f;
+      default: return std::nullopt;
+    }
   }
 
   /// Low bits of a product: exact when either factor is a constant with few set bits, else an opaque lane-wise
@@ -670,26 +684,30 @@ class Evaluator {
   // -- control --
 
   StepOut control() {
-    const auto m = f.mnemonic;
-    if (starts(m, "s_endpgm")) { out.ctl.kind = Control::Kind::endpgm; return std::move(out); }
+    const auto m = f.mnemonic;  // for messages only
+    if (info.family == Family::s_endpgm) { out.ctl.kind = Control::Kind::endpgm; return std::move(out); }
     const int k = find("simm16");
     std::string label;
     if (k >= 0 && in.ops[static_cast<std::size_t>(k)].kind == Operand::Kind::expr)
       label = in.ops[static_cast<std::size_t>(k)].text;
     if (label.empty()) return refuse(std::string(m) + " without a symbolic target");
     out.ctl.label = label;
-    if (m == "s_branch") { out.ctl.kind = Control::Kind::branch; return std::move(out); }
+    if (op_id == op::s_branch) { out.ctl.kind = Control::Kind::branch; return std::move(out); }
     using C = Control::Cond;
-    static constexpr std::pair<std::string_view, C> conds[] = {
-        {"s_cbranch_scc0", C::scc0}, {"s_cbranch_scc1", C::scc1},   {"s_cbranch_vccz", C::vccz},
-        {"s_cbranch_vccnz", C::vccnz}, {"s_cbranch_execz", C::execz}, {"s_cbranch_execnz", C::execnz}};
-    for (const auto& [n, c] : conds)
-      if (m == n) {
-        out.ctl.kind = Control::Kind::cbranch;
-        out.ctl.cond = c;
-        return std::move(out);
-      }
-    return refuse(std::string(m) + " is a branch this analysis does not follow");
+    std::optional<C> cond;
+    switch (op_id) {
+      case op::s_cbranch_scc0: cond = C::scc0; break;
+      case op::s_cbranch_scc1: cond = C::scc1; break;
+      case op::s_cbranch_vccz: cond = C::vccz; break;
+      case op::s_cbranch_vccnz: cond = C::vccnz; break;
+      case op::s_cbranch_execz: cond = C::execz; break;
+      case op::s_cbranch_execnz: cond = C::execnz; break;
+      default: break;
+    }
+    if (!cond) return refuse(std::string(m) + " is a branch this analysis does not follow");
+    out.ctl.kind = Control::Kind::cbranch;
+    out.ctl.cond = *cond;
+    return std::move(out);
   }
 
   // -- memory --
@@ -745,22 +763,23 @@ class Evaluator {
   }
 
   void memory() {
-    const auto m = f.mnemonic;
     const bool vector = f.format != isa::Format::SMEM;
     const Bits ex = exec_bits();
     const auto xv = A.vec(ex);
+    // ds_append/ds_consume and GWS operations count or synchronise through LDS/GDS: writes.
+    const bool counter = one_of(info.family, Family::ds_append, Family::ds_gws);
     const bool writes_memory = f.has(isa::prop::store) || f.has(isa::prop::atomic) || f.has(isa::prop::lds_dma) ||
-                               contains(m, "append") || contains(m, "consume") || contains(m, "gws") ||
-                               !f.has(isa::prop::load);
-    if (vector && (contains(m, "permute") || contains(m, "swizzle"))) {
+                               counter || !f.has(isa::prop::load);
+    if (vector && info.family == Family::ds_lane) {
       // ds_permute/bpermute/swizzle move data between lanes and touch no memory.
       write_defs_opaque(false);
       return;
     }
     if (!vector && f.has(isa::prop::load) && !writes_memory && smem_const_load()) return;
     // A vector memory instruction with no active lane accesses nothing and writes no register (LLVM
-    // SIInstrInfo::hasUnwantedEffectsWhenEXECEmpty names the exceptions: GWS, ordered count, and scalar stores).
-    if (vector && !contains(m, "gws") && !contains(m, "ordered") && !contains(m, "append") && !contains(m, "consume")) {
+    // SIInstrInfo::hasUnwantedEffectsWhenEXECEmpty names the exceptions: GWS, ordered count, and scalar stores; gfx9
+    // has no ds_ordered_count; ds_append/ds_consume are kept out too).
+    if (vector && !counter) {
       bool none = true;
       for (Bit b : ex) none = none && b == bit0;
       if (none) {
@@ -776,10 +795,10 @@ class Evaluator {
     out.obs.push_back(k);
     // Only plain LDS writes and global stores: their address is what the operands say. (Buffer descriptors may add
     // the lane id, ADD_TID_ENABLE; scratch and flat may address per-lane private memory; ds_write_addtid adds the
-    // lane id; the tables mark DS writes atomic, so the mnemonic decides there.)
+    // lane id; the tables mark DS writes atomic, so the base operation decides there: ds_write and ds_write2.)
     const bool plain_store =
-        (f.format == isa::Format::DS && starts(m, "ds_write") && !contains(m, "addtid") && !contains(m, "src2")) ||
-        (f.format == isa::Format::GLOBAL && starts(m, "global_store") && !f.has(isa::prop::atomic));
+        (f.format == isa::Format::DS && one_of(info.base, BaseOp::ds_write, BaseOp::ds_write2)) ||
+        (f.format == isa::Format::GLOBAL && info.base == BaseOp::global_store && !f.has(isa::prop::atomic));
     if (plain_store && !f.has(isa::prop::load) && !f.has(isa::prop::lds_dma) && !(f.implicit_defs & ~isa::reg::mode) &&
         uniform_operands(xv))
       out.uniform_stores.push_back({out.obs.size() - 1, key("mem", vector, xv, false, true) + "|w", xv});
@@ -814,12 +833,12 @@ class Evaluator {
     // every bit of every destination dword from memory: a dwordx2 .. x16 load's upper dwords are loaded too.
     unsigned narrow = ~0u;
     bool sext = false;
-    if (full && defs.size() == 1 && f.has(isa::prop::load)) {
-      auto ends = [&](std::string_view t) { return m.size() >= t.size() && m.substr(m.size() - t.size()) == t; };
-      if (ends("_ubyte") || ends("_u8")) narrow = 8;
-      else if (ends("_ushort") || ends("_u16")) narrow = 16;
-      else if (ends("_sbyte") || ends("_i8")) narrow = 8, sext = true;
-      else if (ends("_sshort") || ends("_i16")) narrow = 16, sext = true;
+    if (full && defs.size() == 1 && f.has(isa::prop::load) && !info.has(opflag::d16)) {
+      using T = DataType;
+      if (one_of(info.type, T::u8, T::u16, T::i8, T::i16)) {
+        narrow = bits(info.type);
+        sext = one_of(info.type, T::i8, T::i16);  // the sign is in the type: sbyte is i8, sshort i16
+      }
     }
     unsigned off = 0;
     for (int d : defs) {
@@ -909,61 +928,63 @@ class Evaluator {
 
   // -- SALU --
 
+  /// The SALU bitwise operations, plain (s_and_b32 ...) or on EXEC (s_and_saveexec_b64 ...): `logic` knows them.
+  static constexpr bool is_logic(BaseOp b) {
+    using B = BaseOp;
+    return one_of(b, B::s_and, B::s_or, B::s_xor, B::s_andn2, B::s_orn2, B::s_nand, B::s_nor, B::s_xnor, B::s_andn1,
+                  B::s_orn1);
+  }
+  /// Bitwise operation `b` (is_logic) of x and y.
+  Bit logic(BaseOp b, Bit x, Bit y) {
+    switch (b) {
+      case BaseOp::s_and: return A.and_(x, y);
+      case BaseOp::s_or: return A.or_(x, y);
+      case BaseOp::s_xor: return A.xor_(x, y);
+      case BaseOp::s_andn2: return A.and_(x, A.not_(y));
+      case BaseOp::s_orn2: return A.or_(x, A.not_(y));
+      case BaseOp::s_nand: return A.not_(A.and_(x, y));
+      case BaseOp::s_nor: return A.not_(A.or_(x, y));
+      case BaseOp::s_xnor: return A.not_(A.xor_(x, y));
+      case BaseOp::s_andn1: return A.and_(A.not_(x), y);
+      case BaseOp::s_orn1: return A.or_(A.not_(x), y);
+      default: return top;  // not reached: callers ask is_logic first
+    }
+  }
+
   bool salu() {
-    const std::string_view m = f.mnemonic;
     const int kd = find("sdst"), k0 = find("src0"), k1 = find("src1");
     for (std::size_t k = 0; k < in.ops.size() && k < ops_info.size(); ++k)
       if (in.ops[k].mods) return false;
-    const std::string_view suffix = m.size() >= 3 ? m.substr(m.size() - 3) : std::string_view{};
-    const unsigned n = (suffix == "b64" || suffix == "u64" || suffix == "i64") ? 64u : 32u;
-    auto op_name = [&](std::string_view mn) {
-      const auto a = mn.find('_');
-      const auto b = mn.rfind('_');
-      return a == std::string_view::npos || b <= a ? std::string_view{} : mn.substr(a + 1, b - a - 1);
-    };
-    const std::string_view op = op_name(m);
+    // Operand width: 64 bits where the mnemonic's last data type is (s_and_b64, s_lshl_b64, s_not_b64 ...).
+    const unsigned n = bits(info.src2_type) == 64 ? 64u : 32u;
 
     // Exec-mask idioms (MI300 ISA §4.? SOP1 S_*_SAVEEXEC_B64: D = EXEC; EXEC = op(S0, EXEC); SCC = EXEC != 0;
     // the *_wrexec forms write the new EXEC to D as well).
-    if (contains(m, "saveexec") || contains(m, "wrexec")) {
+    if (one_of(info.family, Family::s_saveexec, Family::s_wrexec)) {
       if (kd < 0 || k0 < 0) return false;
       const Bits s = val(k0, 64), e = exec_bits();
-      std::string_view o = op.substr(0, op.find('_'));
+      if (!is_logic(info.base)) return false;
       Bits r(64);
-      for (unsigned j = 0; j < 64; ++j) {
-        const Bit x = s[j], y = e[j];
-        Bit v;
-        if (o == "and") v = A.and_(x, y);
-        else if (o == "or") v = A.or_(x, y);
-        else if (o == "xor") v = A.xor_(x, y);
-        else if (o == "andn2") v = A.and_(x, A.not_(y));
-        else if (o == "orn2") v = A.or_(x, A.not_(y));
-        else if (o == "nand") v = A.not_(A.and_(x, y));
-        else if (o == "nor") v = A.not_(A.or_(x, y));
-        else if (o == "xnor") v = A.not_(A.xor_(x, y));
-        else if (o == "andn1") v = A.and_(A.not_(x), y);
-        else if (o == "orn1") v = A.or_(A.not_(x), y);
-        else return false;
-        r[j] = v;
-      }
-      const bool wr = contains(m, "wrexec");
+      for (unsigned j = 0; j < 64; ++j) r[j] = logic(info.base, s[j], e[j]);
+      const bool wr = info.family == Family::s_wrexec;
       write_op(kd, wr ? r : e);
       write_units({unit_exec, unit_exec + 1}, r);
       write_scc(any(r));
       return true;
     }
-    if (m == "s_movk_i32" || m == "s_cmpk_eq_i32" || starts(m, "s_cmpk_") || m == "s_addk_i32" || m == "s_mulk_i32") {
+    if (one_of(op_id, op::s_movk_i32, op::s_addk_i32, op::s_mulk_i32) || info.family == Family::s_cmpk) {
       const int ki = find("simm16");
       if (ki < 0 || in.ops[static_cast<std::size_t>(ki)].kind != Operand::Kind::imm) return false;
       const std::int64_t raw = in.ops[static_cast<std::size_t>(ki)].imm;
-      const bool sext = m == "s_movk_i32" || m == "s_addk_i32" || m == "s_mulk_i32" || contains(m, "_i32");
+      // The _i32 ops sign-extend the 16-bit immediate; the _u32 compares zero-extend it.
+      const bool sext = info.type == DataType::i32;
       const auto lo16 = static_cast<std::uint16_t>(raw & 0xffff);
       const std::uint32_t imm = sext ? static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int16_t>(lo16)))
                                      : std::uint32_t{lo16};
       Bits c(32);
       for (unsigned j = 0; j < 32; ++j) c[j] = (imm >> j) & 1 ? bit1 : bit0;
-      if (m == "s_movk_i32") { write_op(kd, c); return true; }
-      if (m == "s_addk_i32") {
+      if (op_id == op::s_movk_i32) { write_op(kd, c); return true; }
+      if (op_id == op::s_addk_i32) {
         const Bits d = read_reg(in.ops[static_cast<std::size_t>(kd)].reg);
         auto [r, carry] = add(d, c, bit0);
         (void)carry;
@@ -972,48 +993,43 @@ class Evaluator {
         write_scc(ovf);
         return true;
       }
-      if (m == "s_mulk_i32") {
+      if (op_id == op::s_mulk_i32) {
         const Bits d = read_reg(in.ops[static_cast<std::size_t>(kd)].reg);
         write_op(kd, mul(d, c, 32, "smul", false));
         return true;
       }
-      // s_cmpk_<op>_<i32|u32>: SCC = S0 op imm.
+      // s_cmpk_<cond>_<i32|u32>: SCC = S0 cond imm.
       const int ks = find("src0") >= 0 ? find("src0") : find("sdst");
       if (ks < 0) return false;
       const Bits a = val(ks, 32);
-      const auto parts = m.substr(std::string_view("s_cmpk_").size());
-      const auto c2 = cmp_of(parts.substr(0, parts.find('_')));
+      const auto c2 = cmp_of(info.cond);
       if (!c2) return false;
-      write_scc(compare(*c2, a, c, contains(m, "_i32"), "scmpk"));
+      write_scc(compare(*c2, a, c, is_signed_int(info.type), "scmpk"));
       return true;
     }
-    if (starts(m, "s_cmp_")) {
+    if (info.family == Family::s_cmp) {
+      // s_cmp_<cond>_<i32|u32|u64>: SCC = S0 cond S1.
       if (k0 < 0 || k1 < 0) return false;
-      const auto rest = m.substr(6);
-      const auto us = rest.rfind('_');
-      const auto pred = rest.substr(0, us);
-      const auto ty = rest.substr(us + 1);
-      const unsigned w = (ty == "u64" || ty == "i64") ? 64 : 32;
+      const unsigned w = bits(info.type) == 64 ? 64 : 32;
       const Bits a = val(k0, w), b = val(k1, w);
-      if (pred == "bitcmp0" || pred == "bitcmp1") return false;
-      const auto c = cmp_of(pred);
+      const auto c = cmp_of(info.cond);
       if (!c) return false;
-      write_scc(compare(*c, a, b, ty[0] == 'i', "scmp"));
+      write_scc(compare(*c, a, b, is_signed_int(info.type), "scmp"));
       return true;
     }
-    if (starts(m, "s_bitcmp")) {
+    if (info.family == Family::s_bitcmp) {
       if (k0 < 0 || k1 < 0) return false;
-      const unsigned w = contains(m, "b64") ? 64 : 32;
+      const unsigned w = info.type == DataType::b64 ? 64 : 32;
       const Bits a = val(k0, w), b = val(k1, 32);
       const auto idx = known(b, w == 64 ? 6 : 5);
       if (!idx) return false;
       const Bit bit = a[*idx];
-      write_scc(contains(m, "bitcmp1") ? bit : A.not_(bit));
+      write_scc(info.base == BaseOp::s_bitcmp1 ? bit : A.not_(bit));
       return true;
     }
     if (kd < 0) return false;
-    if (m == "s_mov_b32" || m == "s_mov_b64") { write_op(kd, val(k0, n)); return true; }
-    if (m == "s_cselect_b32" || m == "s_cselect_b64") {
+    if (one_of(op_id, op::s_mov_b32, op::s_mov_b64)) { write_op(kd, val(k0, n)); return true; }
+    if (one_of(op_id, op::s_cselect_b32, op::s_cselect_b64)) {
       const Bits a = val(k0, n), b = val(k1, n);
       const Bit c = st.get(unit_scc)[0];
       Bits r(n);
@@ -1021,14 +1037,14 @@ class Evaluator {
       write_op(kd, r);
       return true;
     }
-    if (m == "s_not_b32" || m == "s_not_b64") {
+    if (one_of(op_id, op::s_not_b32, op::s_not_b64)) {
       Bits a = val(k0, n);
       for (Bit& x : a) x = A.not_(x);
       write_op(kd, a);
       write_scc(any(a));
       return true;
     }
-    if (m == "s_brev_b32") {
+    if (op_id == op::s_brev_b32) {
       const Bits a = val(k0, 32);
       Bits r(32);
       for (unsigned j = 0; j < 32; ++j) r[j] = a[31 - j];
@@ -1036,74 +1052,65 @@ class Evaluator {
       return true;
     }
     if (k0 < 0 || k1 < 0) return false;
-    if (op == "and" || op == "or" || op == "xor" || op == "andn2" || op == "orn2" || op == "nand" || op == "nor" ||
-        op == "xnor") {
+    if (is_logic(info.base)) {  // s_and_b32 ... s_xnor_b64 (the saveexec and wrexec forms are above)
       const Bits a = val(k0, n), b = val(k1, n);
       Bits r(n);
-      for (unsigned j = 0; j < n; ++j) {
-        const Bit x = a[j], y = b[j];
-        if (op == "and") r[j] = A.and_(x, y);
-        else if (op == "or") r[j] = A.or_(x, y);
-        else if (op == "xor") r[j] = A.xor_(x, y);
-        else if (op == "andn2") r[j] = A.and_(x, A.not_(y));
-        else if (op == "orn2") r[j] = A.or_(x, A.not_(y));
-        else if (op == "nand") r[j] = A.not_(A.and_(x, y));
-        else if (op == "nor") r[j] = A.not_(A.or_(x, y));
-        else r[j] = A.not_(A.xor_(x, y));
-      }
+      for (unsigned j = 0; j < n; ++j) r[j] = logic(info.base, a[j], b[j]);
       write_op(kd, r);
       write_scc(any(r));
       return true;
     }
-    if (op == "lshl" || op == "lshr" || op == "ashr") {
+    if (one_of(info.base, BaseOp::s_lshl, BaseOp::s_lshr, BaseOp::s_ashr)) {
       const Bits a = val(k0, n), b = val(k1, 32);
       // Shift amount S1[4:0] (S1[5:0] for 64-bit); SCC = result != 0 (MI300 ISA SOP2 S_LSHL_B32 ...).
       const auto sh = known(b, n == 64 ? 6 : 5);
       if (!sh) return false;
       const auto k = static_cast<unsigned>(*sh);
-      const Bits r = op == "lshl" ? shl(a, k) : op == "lshr" ? lshr(a, k) : ashr(a, k);
+      const Bits r = info.base == BaseOp::s_lshl ? shl(a, k) : info.base == BaseOp::s_lshr ? lshr(a, k) : ashr(a, k);
       write_op(kd, r);
       write_scc(any(r));
       return true;
     }
-    if (m == "s_bfe_u32" || m == "s_bfe_i32") {
+    if (one_of(op_id, op::s_bfe_u32, op::s_bfe_i32)) {
       // D = (S0 >> S1[4:0]) & ((1 << S1[22:16]) - 1), sign-extended for _i32; SCC = D != 0 (MI300 ISA S_BFE_U32).
       const Bits a = val(k0, 32), b = val(k1, 32);
       const auto off = known(b, 5);
       const auto wid = known(Bits(b.begin() + 16, b.begin() + 23), 7);
       if (!off || !wid || *wid > 32) return false;
       // The _i32 form shifts arithmetically (S0.i >> offset), as the emulator's bfe<T, true> does.
-      Bits r = m == "s_bfe_i32" ? ashr(a, static_cast<unsigned>(*off)) : lshr(a, static_cast<unsigned>(*off));
+      const bool sgn = op_id == op::s_bfe_i32;
+      Bits r = sgn ? ashr(a, static_cast<unsigned>(*off)) : lshr(a, static_cast<unsigned>(*off));
       const unsigned w = static_cast<unsigned>(*wid);
-      for (unsigned j = w; j < 32; ++j) r[j] = (m == "s_bfe_i32" && w > 0) ? r[w - 1] : bit0;
+      for (unsigned j = w; j < 32; ++j) r[j] = (sgn && w > 0) ? r[w - 1] : bit0;
       if (w == 0) std::fill(r.begin(), r.end(), bit0);
       write_op(kd, r);
       write_scc(any(r));
       return true;
     }
-    if (m == "s_add_u32" || m == "s_addc_u32" || m == "s_sub_u32" || m == "s_subb_u32" || m == "s_add_i32" ||
-        m == "s_sub_i32") {
+    if (one_of(op_id, op::s_add_u32, op::s_addc_u32, op::s_sub_u32, op::s_subb_u32, op::s_add_i32, op::s_sub_i32)) {
       const Bits a = val(k0, 32), b = val(k1, 32);
       const Bit scc = st.get(unit_scc)[0];
-      const bool is_add = starts(m, "s_add");
-      const Bit cin = (m == "s_addc_u32" || m == "s_subb_u32") ? scc : bit0;
+      const bool is_add = one_of(op_id, op::s_add_u32, op::s_addc_u32, op::s_add_i32);
+      const Bit cin = one_of(op_id, op::s_addc_u32, op::s_subb_u32) ? scc : bit0;
       auto [r, c] = is_add ? add(a, b, cin) : sub(a, b, cin);
       Bit s = c;  // carry / borrow for _u32
-      if (m == "s_add_i32") s = A.and_(A.not_(A.xor_(a[31], b[31])), A.xor_(r[31], a[31]));
-      if (m == "s_sub_i32") s = A.and_(A.xor_(a[31], b[31]), A.xor_(r[31], a[31]));
+      if (op_id == op::s_add_i32) s = A.and_(A.not_(A.xor_(a[31], b[31])), A.xor_(r[31], a[31]));
+      if (op_id == op::s_sub_i32) s = A.and_(A.xor_(a[31], b[31]), A.xor_(r[31], a[31]));
       write_op(kd, r);
       write_scc(s);
       return true;
     }
-    if (m == "s_mul_i32") {
+    if (op_id == op::s_mul_i32) {
       write_op(kd, mul(val(k0, 32), val(k1, 32), 32, "smul", false));
       return true;
     }
-    if (m == "s_pack_ll_b32_b16" || m == "s_pack_lh_b32_b16" || m == "s_pack_hh_b32_b16") {
-      // D = {S1 half, S0 half} (MI300 ISA S_PACK_*_B32_B16).
+    if (one_of(op_id, op::s_pack_ll_b32_b16, op::s_pack_lh_b32_b16, op::s_pack_hh_b32_b16)) {
+      // D = {S1 half, S0 half} (MI300 ISA S_PACK_*_B32_B16): ll takes both low halves, lh S0's low and S1's high
+      // half, hh both high halves.
       const Bits a = val(k0, 32), b = val(k1, 32);
       Bits r(32);
-      const unsigned ha = m[7] == 'h' ? 16 : 0, hb = m[8] == 'h' ? 16 : 0;
+      const unsigned ha = op_id == op::s_pack_hh_b32_b16 ? 16 : 0;
+      const unsigned hb = one_of(op_id, op::s_pack_lh_b32_b16, op::s_pack_hh_b32_b16) ? 16 : 0;
       for (unsigned j = 0; j < 16; ++j) r[j] = a[ha + j], r[16 + j] = b[hb + j];
       write_op(kd, r);
       return true;
@@ -1216,12 +1223,9 @@ class Evaluator {
     if (env.f32_mode < 0 || !A.symbolic() || f.variant == isa::Variant::sdwa || f.has(isa::prop::sdwa) ||
         !zero_or_absent("omod"))
       return false;
-    const std::string_view m = f.mnemonic;
-    if (m == "v_add_f32" || m == "v_sub_f32" || m == "v_subrev_f32" || m == "v_mul_f32" || m == "v_fma_f32" ||
-        m == "v_fmac_f32")
+    if (one_of(op_id, op::v_add_f32, op::v_sub_f32, op::v_subrev_f32, op::v_mul_f32, op::v_fma_f32, op::v_fmac_f32))
       return (env.f32_mode & 3) != 2;  // 2: flush input denormals, keep output ones
-    if (!(m == "v_max_f32" || m == "v_min_f32" || m == "v_max3_f32" || m == "v_min3_f32" || m == "v_med3_f32"))
-      return false;
+    if (!one_of(op_id, op::v_max_f32, op::v_min_f32, op::v_max3_f32, op::v_min3_f32, op::v_med3_f32)) return false;
     if (env.f32_mode & 4) return true;
     for (const char* n : {"src0", "src1", "src2"}) {
       const int k = find(n);
@@ -1250,7 +1254,7 @@ class Evaluator {
   /// and bank masks enable; the other lanes keep their old value. The result is canonical when src0 is in every lane
   /// and either the old value is too or every lane is written.
   bool dpp_mov_canonical() {
-    if (env.f32_mode < 0 || !A.symbolic() || f.mnemonic != "v_mov_b32" || f.variant != isa::Variant::dpp) return false;
+    if (env.f32_mode < 0 || !A.symbolic() || op_id != op::v_mov_b32 || f.variant != isa::Variant::dpp) return false;
     const int k0 = find("src0"), kd = find("vdst");
     if (k0 < 0 || kd < 0 || !in.ops[static_cast<std::size_t>(kd)].is_reg() || !canonical(val(k0, 32))) return false;
     return dpp_writes_every_lane() || canonical(read_reg(in.ops[static_cast<std::size_t>(kd)].reg));
@@ -1282,9 +1286,9 @@ class Evaluator {
     return sval(k, xv, 32);
   }
 
-  /// The f32 compare `pred` (VOPC spelling: f lt eq le gt lg ge o u nge nlg ngt nle neq nlt tru) of a and b, as a
-  /// circuit; nothing for a predicate not listed (class). Valid where denormal inputs are kept (see valu()).
-  std::optional<Bit> f32_compare(std::string_view pred, const Bits& a, const Bits& b) {
+  /// The f32 compare of condition `pred` (VOPC: f lt eq le gt lg ge o u nge nlg ngt nle neq nlt tru) of a and b, as a
+  /// circuit; nothing for a condition not listed (class). Valid where denormal inputs are kept (see valu()).
+  std::optional<Bit> f32_compare(CmpCond pred, const Bits& a, const Bits& b) {
     constexpr unsigned fb = 23;
     auto is_nan = [&](const Bits& x) {
       Bit e = bit1, fr = bit0;
@@ -1293,10 +1297,11 @@ class Evaluator {
       return A.and_(e, fr);
     };
     const Bit unordered = A.or_(is_nan(a), is_nan(b));
-    if (pred == "o") return A.not_(unordered);
-    if (pred == "u") return unordered;
-    if (pred == "f") return bit0;
-    if (pred == "tru") return bit1;
+    using C = CmpCond;
+    if (pred == C::o) return A.not_(unordered);
+    if (pred == C::u) return unordered;
+    if (pred == C::f) return bit0;
+    if (pred == C::tru) return bit1;
     // Ordered values: +0 and -0 are equal; otherwise the order of sign-magnitude numbers is the unsigned order of
     // the key that flips the sign bit of a positive value and every bit of a negative one.
     Bit both_zero = bit1;
@@ -1314,15 +1319,24 @@ class Evaluator {
     const Bit lt = A.and_(A.not_(both_zero), less_unsigned(ka, kb));
     const Bit gt = A.and_(A.not_(both_zero), less_unsigned(kb, ka));
     Bit r;
-    std::string_view p = pred;
-    const bool negated = p.size() == 3 && p[0] == 'n';  // nge, nlg, ngt, nle, neq, nlt: true when unordered
-    if (negated) p = p.substr(1);
-    if (p == "lt") r = lt;
-    else if (p == "eq") r = eq;
-    else if (p == "le") r = A.or_(lt, eq);
-    else if (p == "gt") r = gt;
-    else if (p == "lg") r = A.not_(eq);
-    else if (p == "ge") r = A.or_(gt, eq);
+    // nge, nlg, ngt, nle, neq, nlt: the negation of the ordered compare, so true when unordered.
+    bool negated = true;
+    C p = pred;
+    switch (pred) {
+      case C::nge: p = C::ge; break;
+      case C::nlg: p = C::lg; break;
+      case C::ngt: p = C::gt; break;
+      case C::nle: p = C::le; break;
+      case C::neq: p = C::eq; break;
+      case C::nlt: p = C::lt; break;
+      default: negated = false; break;
+    }
+    if (p == C::lt) r = lt;
+    else if (p == C::eq) r = eq;
+    else if (p == C::le) r = A.or_(lt, eq);
+    else if (p == C::gt) r = gt;
+    else if (p == C::lg) r = A.not_(eq);
+    else if (p == C::ge) r = A.or_(gt, eq);
     else return std::nullopt;
     r = A.and_(A.not_(unordered), r);
     return negated ? A.not_(r) : r;
@@ -1330,17 +1344,15 @@ class Evaluator {
 
   bool valu() {
     if (!plain()) return false;
-    const std::string_view m = f.mnemonic;
+    const Opcode o = op_id;
     const int kd = find("vdst"), k0 = find("src0"), k1 = find("src1"), k2 = find("src2");
     const Bits ex = exec_bits();
     const auto xv = A.vec(ex);
 
-    if (starts(m, "v_cmp_") || starts(m, "v_cmpx_")) {
-      const auto rest = m.substr(starts(m, "v_cmpx_") ? 7 : 6);
-      const auto us = rest.rfind('_');
-      if (us == std::string_view::npos) return false;
-      const auto pred = rest.substr(0, us);
-      const auto ty = rest.substr(us + 1);
+    if (one_of(info.family, Family::v_cmp, Family::v_cmpx)) {
+      using T = DataType;
+      const CmpCond pred = info.cond;
+      const DataType ty = info.type;
       // f32 compares are functions of the operands' bits: NaN is exponent all ones and a nonzero fraction, and
       // ordered values compare as sign-magnitude numbers with +0 = -0 (IEEE 754-2019 §5.11; MI300 ISA V_CMP_*_F32),
       // so they are exact circuits, with no floating-point arithmetic in them. Ordered / unordered never look past
@@ -1349,8 +1361,8 @@ class Evaluator {
       // relied on, so there (or when MODE is not known) they stay opaque; e.g. v_cmp_lt_f32 of 0x1 and 0 is 1 with
       // denormals kept and perhaps 0 when they are flushed. (f32 only: a constant operand's bits are its f32
       // encoding whatever the instruction's type, which is not so for f16 and f64.)
-      if (ty == "f32" && k0 >= 0 && k1 >= 0 &&
-          (pred == "o" || pred == "u" || (env.f32_mode >= 0 && (env.f32_mode & 1)))) {
+      if (ty == T::f32 && k0 >= 0 && k1 >= 0 &&
+          (one_of(pred, CmpCond::o, CmpCond::u) || (env.f32_mode >= 0 && (env.f32_mode & 1)))) {
         const auto a = f32_operand(k0, xv), b = f32_operand(k1, xv);
         const auto r = a && b ? f32_compare(pred, *a, *b) : std::nullopt;
         if (r) {
@@ -1362,12 +1374,12 @@ class Evaluator {
           return true;
         }
       }
-      if (!(ty == "i32" || ty == "u32" || ty == "i16" || ty == "u16" || ty == "i64" || ty == "u64")) return false;
+      if (!one_of(ty, T::i16, T::i32, T::i64, T::u16, T::u32, T::u64)) return false;
       const auto c = cmp_of(pred);
       if (!c || k0 < 0 || k1 < 0) return false;
-      const unsigned w = ty.substr(1) == "16" ? 16 : ty.substr(1) == "64" ? 64 : 32;
+      const unsigned w = bits(ty);
       const Bits a = low(sval(k0, xv, w < 32 ? 32 : w), w), b = low(sval(k1, xv, w < 32 ? 32 : w), w);
-      const Bit r = compare(*c, a, b, ty[0] == 'i', "vcmp");
+      const Bit r = compare(*c, a, b, is_signed_int(ty), "vcmp");
       const Bits mask = lane_mask(r, ex);
       const int ks = find("sdst");
       if (ks >= 0) write_op(ks, mask);
@@ -1379,19 +1391,19 @@ class Evaluator {
     const auto dst_file = in.ops[static_cast<std::size_t>(kd)].reg.file;
     if (dst_file != RegFile::vgpr && dst_file != RegFile::agpr) return false;
 
-    if ((m == "v_max_f32" || m == "v_min_f32") && k0 >= 0 && k1 >= 0) {
+    if (one_of(o, op::v_max_f32, op::v_min_f32) && k0 >= 0 && k1 >= 0) {
       // max(x, x) = min(x, x) = x for a canonical x (see canonical()); anything else is an opaque result.
       const Bits a = sval(k0, xv, 32);
       if (a != sval(k1, xv, 32) || !canonical(a)) return false;
       write_lanes(kd, a, xv);
       return true;
     }
-    if (m == "v_mov_b32" || m == "v_accvgpr_read_b32" || m == "v_accvgpr_write_b32" || m == "v_accvgpr_mov_b32") {
+    if (o == op::v_mov_b32 || info.family == Family::v_accvgpr) {  // v_accvgpr_read_b32, _write_b32, _mov_b32
       if (k0 < 0) return false;
       write_lanes(kd, sval(k0, xv, 32), xv);
       return true;
     }
-    if (m == "v_cndmask_b32") {
+    if (o == op::v_cndmask_b32) {
       // D = mask[lane] ? S1 : S0, mask = VCC (e32) or src2 (e64) (MI300 ISA V_CNDMASK_B32).
       if (k0 < 0 || k1 < 0) return false;
       Bits mask;
@@ -1407,52 +1419,55 @@ class Evaluator {
       return true;
     }
     if (k0 < 0) return false;
-    if (m == "v_not_b32" || m == "v_bfrev_b32") {
+    if (one_of(o, op::v_not_b32, op::v_bfrev_b32)) {
       const Bits a = sval(k0, xv, 32);
       Bits r(32);
-      for (unsigned j = 0; j < 32; ++j) r[j] = m == "v_not_b32" ? A.not_(a[j]) : a[31 - j];
+      for (unsigned j = 0; j < 32; ++j) r[j] = o == op::v_not_b32 ? A.not_(a[j]) : a[31 - j];
       write_lanes(kd, r, xv);
       return true;
     }
     if (k1 < 0) return false;
-    if (m == "v_and_b32" || m == "v_or_b32" || m == "v_xor_b32" || m == "v_xnor_b32") {
+    if (one_of(o, op::v_and_b32, op::v_or_b32, op::v_xor_b32, op::v_xnor_b32)) {
       const Bits a = sval(k0, xv, 32), b = sval(k1, xv, 32);
       Bits r(32);
       for (unsigned j = 0; j < 32; ++j)
-        r[j] = m == "v_and_b32" ? A.and_(a[j], b[j]) : m == "v_or_b32" ? A.or_(a[j], b[j])
-               : m == "v_xor_b32" ? A.xor_(a[j], b[j]) : A.not_(A.xor_(a[j], b[j]));
+        r[j] = o == op::v_and_b32 ? A.and_(a[j], b[j]) : o == op::v_or_b32 ? A.or_(a[j], b[j])
+               : o == op::v_xor_b32 ? A.xor_(a[j], b[j]) : A.not_(A.xor_(a[j], b[j]));
       write_lanes(kd, r, xv);
       return true;
     }
-    if (m == "v_lshlrev_b32" || m == "v_lshrrev_b32" || m == "v_ashrrev_i32" || m == "v_lshlrev_b64" ||
-        m == "v_lshrrev_b64" || m == "v_ashrrev_i64") {
+    if (one_of(o, op::v_lshlrev_b32, op::v_lshrrev_b32, op::v_ashrrev_i32, op::v_lshlrev_b64, op::v_lshrrev_b64,
+               op::v_ashrrev_i64)) {
       // D = S1 shifted by S0[4:0] (S0[5:0] for 64-bit) (MI300 ISA V_LSHLREV_B32, V_LSHLREV_B64 ...).
-      const bool w64 = contains(m, "64");
+      const bool w64 = bits(info.type) == 64;
       const Bits sh = sval(k0, xv, 32), a = sval(k1, xv, w64 ? 64 : 32);
       const auto amt = known(sh, w64 ? 6 : 5);
       if (!amt) return false;
       const auto s = static_cast<unsigned>(*amt);
-      write_lanes(kd, starts(m, "v_lshl") ? shl(a, s) : starts(m, "v_lshr") ? lshr(a, s) : ashr(a, s), xv);
+      write_lanes(kd, info.base == BaseOp::v_lshlrev ? shl(a, s) : info.base == BaseOp::v_lshrrev ? lshr(a, s) : ashr(a, s),
+                  xv);
       return true;
     }
-    if (m == "v_add_u32" || m == "v_sub_u32" || m == "v_subrev_u32") {
+    if (one_of(o, op::v_add_u32, op::v_sub_u32, op::v_subrev_u32)) {
       const Bits a = sval(k0, xv, 32), b = sval(k1, xv, 32);
-      const Bits r = m == "v_add_u32" ? add(a, b, bit0).first : m == "v_sub_u32" ? sub(a, b, bit0).first : sub(b, a, bit0).first;
+      const Bits r = o == op::v_add_u32   ? add(a, b, bit0).first
+                     : o == op::v_sub_u32 ? sub(a, b, bit0).first
+                                          : sub(b, a, bit0).first;
       write_lanes(kd, r, xv);
       return true;
     }
-    if (m == "v_add_co_u32" || m == "v_addc_co_u32" || m == "v_sub_co_u32" || m == "v_subb_co_u32" ||
-        m == "v_subrev_co_u32" || m == "v_subbrev_co_u32") {
+    if (one_of(o, op::v_add_co_u32, op::v_addc_co_u32, op::v_sub_co_u32, op::v_subb_co_u32, op::v_subrev_co_u32,
+               op::v_subbrev_co_u32)) {
       // D = S0 op S1 (op carry-in from VCC/src2 per lane); carry-out to VCC/sdst, 0 in inactive lanes.
       const Bits a = sval(k0, xv, 32), b = sval(k1, xv, 32);
       Bit cin = bit0;
-      if (contains(m, "addc") || contains(m, "subb")) {
+      if (one_of(o, op::v_addc_co_u32, op::v_subb_co_u32, op::v_subbrev_co_u32)) {
         Bits cm = k2 >= 0 ? val(k2, 64) : read_reg(Reg{RegFile::special, special::vcc_lo, 2});
         cin = A.mux(A.vec(cm), bit1, bit0);
       }
       std::pair<Bits, Bit> r;
-      if (starts(m, "v_add")) r = add(a, b, cin);
-      else if (contains(m, "rev")) r = sub(b, a, cin);
+      if (one_of(o, op::v_add_co_u32, op::v_addc_co_u32)) r = add(a, b, cin);
+      else if (one_of(o, op::v_subrev_co_u32, op::v_subbrev_co_u32)) r = sub(b, a, cin);
       else r = sub(a, b, cin);
       const Bits mask = lane_mask(r.second, ex);
       write_lanes(kd, r.first, xv);
@@ -1461,16 +1476,16 @@ class Evaluator {
       else if (f.implicit_defs & isa::reg::vcc) write_units({unit_vcc, unit_vcc + 1}, mask);
       return true;
     }
-    if (m == "v_mul_lo_u32" || m == "v_mul_u32_u24" || m == "v_mul_i32_i24") {
+    if (one_of(o, op::v_mul_lo_u32, op::v_mul_u32_u24, op::v_mul_i32_i24)) {
       Bits a = sval(k0, xv, 32), b = sval(k1, xv, 32);
-      if (m == "v_mul_i32_i24") return false;
-      if (m == "v_mul_u32_u24")
+      if (o == op::v_mul_i32_i24) return false;
+      if (o == op::v_mul_u32_u24)
         for (unsigned j = 24; j < 32; ++j) a[j] = bit0, b[j] = bit0;
       write_lanes(kd, mul(a, b, 32, "vmul", true), xv);
       return true;
     }
     if (k2 < 0) return false;
-    if (m == "v_lshl_add_u64") {
+    if (o == op::v_lshl_add_u64) {
       // D = (S0 << S1[2:0]) + S2 on 64 bits (MI300 ISA V_LSHL_ADD_U64). LLVM selects it only for shifts 0..4
       // (llvm/test/CodeGen/AMDGPU/lshl-add-u64.ll: a shift of 5 becomes v_lshlrev_b64 + a shift of 0), and the
       // hardware's behaviour for other amounts is not relied on: a shift amount above 4 stays opaque.
@@ -1480,7 +1495,7 @@ class Evaluator {
       write_lanes(kd, add(shl(a, static_cast<unsigned>(*amt)), c, bit0).first, xv);
       return true;
     }
-    if (m == "v_mad_u64_u32") {
+    if (o == op::v_mad_u64_u32) {
       // {sdst carry, D} = S0.u32 * S1.u32 + S2.u64 (MI300 ISA V_MAD_U64_U32).
       const Bits a = sval(k0, xv, 32), b = sval(k1, xv, 32), c = sval(k2, xv, 64);
       Bits a64 = a, b64 = b;
@@ -1504,38 +1519,39 @@ class Evaluator {
     {
       const Bits a = sval(k0, xv, 32), b = sval(k1, xv, 32), c = sval(k2, xv, 32);
       Bits r(32);
-      if (m == "v_add3_u32") r = add(add(a, b, bit0).first, c, bit0).first;
-      else if (m == "v_xad_u32") {
+      if (o == op::v_add3_u32) r = add(add(a, b, bit0).first, c, bit0).first;
+      else if (o == op::v_xad_u32) {
         Bits x(32);
         for (unsigned j = 0; j < 32; ++j) x[j] = A.xor_(a[j], b[j]);
         r = add(x, c, bit0).first;
-      } else if (m == "v_lshl_add_u32" || m == "v_lshl_or_b32" || m == "v_add_lshl_u32") {
-        const Bits& shv = m == "v_add_lshl_u32" ? c : b;
+      } else if (one_of(o, op::v_lshl_add_u32, op::v_lshl_or_b32, op::v_add_lshl_u32)) {
+        const Bits& shv = o == op::v_add_lshl_u32 ? c : b;
         const auto amt = known(shv, 5);
         if (!amt) return false;
         const auto s = static_cast<unsigned>(*amt);
-        if (m == "v_lshl_add_u32") r = add(shl(a, s), c, bit0).first;
-        else if (m == "v_add_lshl_u32") r = shl(add(a, b, bit0).first, s);
+        if (o == op::v_lshl_add_u32) r = add(shl(a, s), c, bit0).first;
+        else if (o == op::v_add_lshl_u32) r = shl(add(a, b, bit0).first, s);
         else {
           const Bits t = shl(a, s);
           for (unsigned j = 0; j < 32; ++j) r[j] = A.or_(t[j], c[j]);
         }
-      } else if (m == "v_and_or_b32") {
+      } else if (o == op::v_and_or_b32) {
         for (unsigned j = 0; j < 32; ++j) r[j] = A.or_(A.and_(a[j], b[j]), c[j]);
-      } else if (m == "v_or3_b32") {
+      } else if (o == op::v_or3_b32) {
         for (unsigned j = 0; j < 32; ++j) r[j] = A.or_(A.or_(a[j], b[j]), c[j]);
-      } else if (m == "v_bfi_b32") {
+      } else if (o == op::v_bfi_b32) {
         for (unsigned j = 0; j < 32; ++j) r[j] = A.ite(a[j], b[j], c[j]);
-      } else if (m == "v_bfe_u32" || m == "v_bfe_i32") {
+      } else if (one_of(o, op::v_bfe_u32, op::v_bfe_i32)) {
         // D = (S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1), for _i32 with S0.i >> (arithmetic) and the field
         // sign-extended from bit width-1 (MI300 ISA V_BFE_U32/V_BFE_I32; the emulator's fp.hpp bfe_i32).
         const auto off = known(b, 5), wid = known(c, 5);
         if (!off || !wid) return false;
-        r = m == "v_bfe_i32" ? ashr(a, static_cast<unsigned>(*off)) : lshr(a, static_cast<unsigned>(*off));
+        const bool sgn = o == op::v_bfe_i32;
+        r = sgn ? ashr(a, static_cast<unsigned>(*off)) : lshr(a, static_cast<unsigned>(*off));
         const auto w = static_cast<unsigned>(*wid);
-        for (unsigned j = w; j < 32; ++j) r[j] = (m == "v_bfe_i32" && w > 0) ? r[w - 1] : bit0;
+        for (unsigned j = w; j < 32; ++j) r[j] = (sgn && w > 0) ? r[w - 1] : bit0;
         if (w == 0) std::fill(r.begin(), r.end(), bit0);
-      } else if (m == "v_mad_u32_u24") {
+      } else if (o == op::v_mad_u32_u24) {
         Bits x = a, y = b;
         for (unsigned j = 24; j < 32; ++j) x[j] = bit0, y[j] = bit0;
         r = add(mul(x, y, 32, "vmul", true), c, bit0).first;
@@ -1558,7 +1574,7 @@ class Evaluator {
       const auto file = in.ops[i].reg.file;
       (file == RegFile::vgpr || file == RegFile::agpr ? vdefs : sdefs).push_back(static_cast<int>(i));
     }
-    const bool lanewise = !cross_lane(f) && !partial_def(in);  // SDWA: lane-wise when it writes the whole dword
+    const bool lanewise = !cross_lane(in) && !partial_def(in);  // SDWA: lane-wise when it writes the whole dword
     if (!lanewise) {
       const bool canon = dpp_mov_canonical();
       // Old destinations are inputs unless every bit of them is written: every lane (dpp_writes_every_lane) and the

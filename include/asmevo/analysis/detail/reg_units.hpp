@@ -8,6 +8,7 @@
 
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/inst_form.hpp"
+#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/reg.hpp"
 
@@ -79,12 +80,11 @@ using asmevo::form_of;
   const auto& f = form_of(in);
   std::uint32_t u = f.implicit_uses;
   if ((u & isa::reg::m0) && f.format == isa::Format::DS)
-    for (const auto& g : isa::find_mnemonic(in.target, f.mnemonic))
+    for (const auto& g : forms_of(in.target, op_of(in)))
       if (g.format == isa::Format::DS && !(g.implicit_uses & isa::reg::m0)) return u & ~isa::reg::m0;
   return u;
 }
 
-[[nodiscard]] inline bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 [[nodiscard]] inline bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 /// SDWA with dst_sel:DWORD writes the whole destination dword (dst_unused applies to the other selections only;
@@ -103,27 +103,38 @@ using asmevo::form_of;
 /// loads, lane writes, and conditional SALU writes. Such results are opaque functions of the old destination too.
 [[nodiscard]] inline bool partial_def(const Inst& in) {
   const auto& f = form_of(in);
-  const auto m = f.mnemonic;
+  const Opcode o = op_of(in);
+  const OpInfo& info = op_info(o);
   if ((f.variant == isa::Variant::sdwa || f.has(isa::prop::sdwa)) && !sdwa_full_dword(in)) return true;
-  if (contains(m, "cmov") || contains(m, "bitset") || contains(m, "setreg") || contains(m, "writelane") ||
-      contains(m, "d16") || contains(m, "mixlo") || contains(m, "mixhi"))
+  // Conditional moves, bit sets, hardware-register field writes, v_writelane (one lane), d16 halves and the f16
+  // mixes (one half).
+  if (one_of(info.family, Family::s_cmov, Family::s_setreg) ||
+      one_of(info.base, BaseOp::s_bitset0, BaseOp::s_bitset1) || o == op::v_writelane_b32 || info.has(opflag::d16) ||
+      one_of(o, op::v_fma_mixlo_f16, op::v_fma_mixhi_f16))
     return true;
-  // Accumulators into the destination (v_mac, v_fmac, v_pk_fmac, v_dot*c): D is also a source, and some forms
-  // (V_PK_FMAC_F16 SDWA) list no tied input for it.
-  if (contains(m, "mac_") || (starts(m, "v_dot") && contains(m, "c_"))) return true;
+  // Accumulators into the destination (v_mac, v_fmac, v_pk_fmac, v_dot*c, v_smfmac): D is also a source, and some
+  // forms (V_PK_FMAC_F16 SDWA) list no tied input for it.
+  if (info.has(opflag::accum)) return true;
   const auto ops = isa::operands(f);
   for (std::size_t k = 0; k < ops.size(); ++k)
     if (ops[k].role == isa::Role::use && !ops[k].is_printed() && (k >= in.ops.size() || !in.ops[k].present()))
       return true;  // a hidden input (sdst_in, vdst_in) the parser leaves empty: the old destination
   if (f.has(isa::prop::valu)) {
-    if (starts(m, "v_cvt_")) {
-      const auto t = m.substr(6);
-      return !(starts(t, "pk") || starts(t, "f32") || starts(t, "i32") || starts(t, "u32") || starts(t, "f64") ||
-               starts(t, "off_f32"));
-    }
-    if (starts(m, "v_pk_") || starts(m, "v_pack_b32")) return false;
-    for (std::string_view s : {"_f16", "_bf16", "_u16", "_i16", "_b16"})
-      if (m.size() >= s.size() && m.substr(m.size() - s.size()) == s) return true;
+    using B = BaseOp;
+    // Conversions write whole dwords when packed (v_cvt_pk*) or when their result is 32/64-bit (v_cvt_f32_*,
+    // v_cvt_i32_*, v_cvt_u32_*, v_cvt_f64_*, v_cvt_f32_ubyteN, v_cvt_off_f32_i4); the others (v_cvt_flr_*,
+    // v_cvt_rpi_*, v_cvt_norm_*, v_cvt_sr_*, v_cvt_scalef32_*) count as partial, conservatively.
+    if (info.family == Family::v_cvt)
+      return !(one_of(info.base, B::v_cvt_pk, B::v_cvt_pkaccum, B::v_cvt_pknorm, B::v_cvt_pkrtz) ||
+               (one_of(info.base, B::v_cvt, B::v_cvt_off, B::v_cvt_ubyte0, B::v_cvt_ubyte1, B::v_cvt_ubyte2,
+                       B::v_cvt_ubyte3) &&
+                bits(info.type) >= 32));
+    if (info.family == Family::v_pk || o == op::v_pack_b32_f16) return false;
+    // A 16-bit result, as the mnemonic's last data type word says (memory ops with prop::valu, the LDS DMA loads,
+    // are not VALU results). The gfx90a MFMA spellings glue the type to the shape (v_mfma_f32_16x16x16f16,
+    // opflag::legacy_name) and so never counted, while their gfx942/gfx950 names (v_mfma_f32_16x16x16_f16) do,
+    // although every MFMA writes whole f32/i32/f64 results; kept as it was.
+    if (info.unit == OpUnit::v && bits(info.src2_type) == 16 && !info.has(opflag::legacy_name)) return true;
   }
   return false;
 }

@@ -32,10 +32,10 @@
 #include <vector>
 
 #include "asmevo/codeobject/metadata.hpp"
+#include "asmevo/launch/kernargs.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/verify/executor.hpp"
-#include "asmevo/verify/kernargs.hpp"
-#include "asmevo/verify/launch_spec.hpp"
 
 namespace asmevo::hip {
 

@@ -1,0 +1,5 @@
+// Separate compilation (include/asmevo/support/linkage.hpp): the one translation unit that compiles the outlined
+// functions of asmevo's cost-model module. Part of the asmevo_separate library, which the project's own tests, tools and
+// benchmarks link; users of the header-only library need none of it.
+#define ASMEVO_COMPILE_MODEL
+#include "asmevo/model/timing.hpp"
