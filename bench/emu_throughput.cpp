@@ -15,6 +15,7 @@
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/codeobject/recover.hpp"
 #include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "support/corpus.hpp"
 
 namespace {

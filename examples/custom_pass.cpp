@@ -1,7 +1,9 @@
 // Example: a pass written outside the library (under 60 lines). It merges runs of s_nop into one s_nop with the same
-// wait states (s_nop N waits N + 1; one s_nop holds at most 16), through the Rewriter, then runs in a pipeline.
+// wait states (s_nop N waits N + 1; one s_nop holds at most 16), through the Rewriter, then runs in a pipeline. It
+// asks what an instruction is by its op id, and builds the merged s_nop as a value with the typed builders.
 #include <iostream>
 
+#include <asmevo/ir/op_builder.hpp>
 #include <asmevo/ir/parser.hpp>
 #include <asmevo/ir/printer.hpp>
 #include <asmevo/passes/nop_min.hpp>
@@ -14,11 +16,11 @@ struct MergeNops {
   static constexpr std::string_view summary = "merge adjacent s_nops into one with the same wait states";
 
   [[nodiscard]] Expected<passes::PassStats> run(passes::Rewriter& r, const passes::PassContext&) const {
-    Program& p = r.program();
+    const Program& p = r.program();
     const Inst* prev = nullptr;  // the s_nop just before, if the previous item is one
     for (std::size_t i = 0; i < p.items.size(); ++i) {
       const Item& it = p.items[i];
-      const bool nop = it.kind == Item::Kind::inst && print_inst(it.inst).starts_with("s_nop");
+      const bool nop = it.kind == Item::Kind::inst && op_of(it.inst) == op::s_nop;
       if (!nop) {
         if (it.kind != Item::Kind::comment && it.kind != Item::Kind::blank) prev = nullptr;
         continue;
@@ -27,7 +29,7 @@ struct MergeNops {
         const unsigned waits = analysis::hazard_wait_states(*prev, p.target) + analysis::hazard_wait_states(it.inst, p.target);
         if (waits <= 16) {
           const InstId keep = prev->id, gone = it.inst.id;
-          auto merged = parse_inst("s_nop " + std::to_string(waits - 1), p.target);
+          auto merged = build_inst<op::s_nop>(p.target, waits - 1);  // Expected<Inst>: the count is a run-time value
           if (!merged) return unexpected(merged.error());
           if (auto e = r.replace(keep, {*merged}, std::string(name)); !e) return unexpected(e.error());
           if (auto e = r.erase(gone, std::string(name)); !e) return unexpected(e.error());

@@ -41,7 +41,7 @@ int main() {
   namespace g = asmevo::gfx942;
   asmevo::Program p;
   p.target = asmevo::Target::gfx942;
-  g::Builder b{p, asmevo::at_end()};
+  g::Builder b{p};
   b.v_add_f32(g::v<8>, g::v<8>, g::s<2>);
   b.global_load_dwordx4(g::v<8, 11>, g::v<2, 3>, g::off, g::offset(16));
   return b.ok() ? 0 : 1;

@@ -460,7 +460,7 @@ TEST(MetadataDecode, CorruptNoteInAnObject) {
   auto m = read_metadata(*g);
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error().loc.file, "corrupt.o");
-  EXPECT_HAS(m.error().message, "metadata note at file offset " + detail::to_hex(note->offset));
+  EXPECT_HAS(m.error().message, "metadata note at file offset " + codeobject::detail::to_hex(note->offset));
   EXPECT_HAS(m.error().message, "invalid msgpack: msgpack type byte 0xc1 (never used) at byte 0");
 
   // No metadata note at all.

@@ -1,17 +1,21 @@
-// Tests of the typed instruction builders (asmevo/ir/builder.hpp and the generated builders_<target>.hpp):
-// builders give the same Inst as the parser on the equivalent text, compile-time selection agrees with the
-// parser's matcher on every mnemonic, run-time errors name the instruction, operand and rule, ids are fresh.
+// Tests of the typed instruction builders (asmevo/ir/builder.hpp, the generated builders_<target>.hpp and
+// asmevo/ir/op_builder.hpp): builders give the same Inst as the parser on the equivalent text, whether they append it
+// to a program or return it as a value, compile-time selection agrees with the parser's matcher on every mnemonic,
+// run-time errors name the instruction, operand and rule, ids are fresh.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "asmevo/ir/gen/builders_gfx90a.hpp"
 #include "asmevo/ir/gen/builders_gfx942.hpp"
 #include "asmevo/ir/gen/builders_gfx950.hpp"
+#include "asmevo/ir/op_builder.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
 
@@ -45,18 +49,26 @@ void expect_same(const Program& p, InstId id, std::string_view text) {
   EXPECT_TRUE(*again == *built) << print_inst(*built);
 }
 
+/// The same for the Inst a builder call returned: it is the instruction the program holds under its new id.
+void expect_same(const Program& p, const Inst& returned, std::string_view text) {
+  const Inst* held = p.find(returned.id);
+  ASSERT_NE(held, nullptr) << text << ": the returned id is not in the program";
+  EXPECT_TRUE(*held == returned) << text << ": the returned Inst differs from the one appended";
+  expect_same(p, returned.id, text);
+}
+
 // ---------------------------------------------------------------- same Inst as the parser --------------------
 
 TEST(Builder, GlobalLoadsWithOffAndSaddr) {
   auto p = empty(Target::gfx942);
   g942::Builder b{p};
-  InstId a = b.global_load_dwordx4(g942::v<8, 11>, g942::v<2, 3>, g942::off);
+  InstId a = b.global_load_dwordx4(g942::v<8, 11>, g942::v<2, 3>, g942::off).id;
   expect_same(p, a, "global_load_dwordx4 v[8:11], v[2:3], off");
   EXPECT_EQ(form_name(last_inst(p)), "GLOBAL_LOAD_DWORDX4_vi");
-  InstId c = b.global_load_dword(g942::v<1>, g942::v<2>, g942::s<4, 5>, g942::offset(16), g942::sc0);
+  InstId c = b.global_load_dword(g942::v<1>, g942::v<2>, g942::s<4, 5>, g942::offset(16), g942::sc0).id;
   expect_same(p, c, "global_load_dword v1, v2, s[4:5] offset:16 sc0");
   EXPECT_EQ(form_name(last_inst(p)), "GLOBAL_LOAD_DWORD_SADDR_vi");
-  InstId d = b.global_store_dwordx2(g942::v<2, 3>, g942::a<4, 5>, g942::off, g942::nt);
+  InstId d = b.global_store_dwordx2(g942::v<2, 3>, g942::a<4, 5>, g942::off, g942::nt).id;
   expect_same(p, d, "global_store_dwordx2 v[2:3], a[4:5], off nt");
   EXPECT_TRUE(b.ok());
 }
@@ -65,29 +77,29 @@ TEST(Builder, Vop2OrVop3SelectionFollowsLlvm) {
   auto p = empty(Target::gfx942);
   g942::Builder b{p};
   // An SGPR is fine in src0 of the VOP2 encoding, but src1 must be a VGPR there: LLVM picks e64.
-  InstId e32 = b.v_add_f32(g942::v<0>, g942::s<1>, g942::v<2>);
+  InstId e32 = b.v_add_f32(g942::v<0>, g942::s<1>, g942::v<2>).id;
   expect_same(p, e32, "v_add_f32 v0, s1, v2");
   EXPECT_EQ(form_name(last_inst(p)), "V_ADD_F32_e32_vi");
-  InstId e64 = b.v_add_f32(g942::v<0>, g942::v<1>, g942::s<2>);
+  InstId e64 = b.v_add_f32(g942::v<0>, g942::v<1>, g942::s<2>).id;
   expect_same(p, e64, "v_add_f32 v0, v1, s2");
   EXPECT_EQ(form_name(last_inst(p)), "V_ADD_F32_e64_vi");
   // Inline constant at compile time, literal at run time (VOP2 only: gfx9 VOP3 has no literal).
-  InstId k = b.v_add_f32(g942::v<0>, imm<2>, g942::v<2>);
+  InstId k = b.v_add_f32(g942::v<0>, imm<2>, g942::v<2>).id;
   expect_same(p, k, "v_add_f32 v0, 2, v2");
   auto lit = b.v_add_f32(g942::v<0>, 1000, g942::v<2>);
   ASSERT_TRUE(lit) << lit.error().str();
   expect_same(p, *lit, "v_add_f32 v0, 0x3e8, v2");
   // Forced encoding.
-  InstId f = b.v_add_f32_e64(g942::v<0>, g942::v<1>, g942::v<2>);
+  InstId f = b.v_add_f32_e64(g942::v<0>, g942::v<1>, g942::v<2>).id;
   expect_same(p, f, "v_add_f32_e64 v0, v1, v2");
   // VOPC with its implicit vcc, and v_cndmask_b32 with its trailing vcc.
-  InstId cmp = b.v_cmp_eq_f32(g942::vcc, g942::v<0>, g942::v<1>);
+  InstId cmp = b.v_cmp_eq_f32(g942::vcc, g942::v<0>, g942::v<1>).id;
   expect_same(p, cmp, "v_cmp_eq_f32 vcc, v0, v1");
-  InstId cmp64 = b.v_cmp_eq_f32(g942::s<4, 5>, g942::v<0>, g942::v<1>);
+  InstId cmp64 = b.v_cmp_eq_f32(g942::s<4, 5>, g942::v<0>, g942::v<1>).id;
   expect_same(p, cmp64, "v_cmp_eq_f32 s[4:5], v0, v1");
-  InstId cnd = b.v_cndmask_b32(g942::v<0>, g942::v<1>, g942::v<2>, g942::vcc);
+  InstId cnd = b.v_cndmask_b32(g942::v<0>, g942::v<1>, g942::v<2>, g942::vcc).id;
   expect_same(p, cnd, "v_cndmask_b32 v0, v1, v2, vcc");
-  InstId mov = b.v_mov_b32(g942::v<3>, g942::exec_lo);
+  InstId mov = b.v_mov_b32(g942::v<3>, g942::exec_lo).id;
   expect_same(p, mov, "v_mov_b32 v3, exec_lo");
   EXPECT_TRUE(b.ok());
 }
@@ -95,17 +107,17 @@ TEST(Builder, Vop2OrVop3SelectionFollowsLlvm) {
 TEST(Builder, MfmaWithAgprsAndVgprs) {
   auto p = empty(Target::gfx942);
   g942::Builder b{p};
-  InstId acd = b.v_mfma_f32_32x32x8_f16(g942::a<0, 15>, g942::v<0, 1>, g942::v<2, 3>, g942::a<0, 15>);
+  InstId acd = b.v_mfma_f32_32x32x8_f16(g942::a<0, 15>, g942::v<0, 1>, g942::v<2, 3>, g942::a<0, 15>).id;
   expect_same(p, acd, "v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]");
   EXPECT_EQ(form_name(last_inst(p)), "V_MFMA_F32_32X32X8F16_gfx940_acd");
   InstId vcd = b.v_mfma_f32_32x32x8_f16(g942::v<16, 31>, g942::v<0, 1>, g942::v<2, 3>, g942::v<16, 31>,
-                                        g942::cbsz(1), g942::abid(1), g942::blgp(2));
+                                        g942::cbsz(1), g942::abid(1), g942::blgp(2)).id;
   expect_same(p, vcd, "v_mfma_f32_32x32x8_f16 v[16:31], v[0:1], v[2:3], v[16:31] cbsz:1 abid:1 blgp:2");
   EXPECT_EQ(form_name(last_inst(p)), "V_MFMA_F32_32X32X8F16_gfx940_vcd");
 
   auto q = empty(Target::gfx90a);
   g90a::Builder c{q};
-  InstId old = c.v_mfma_f32_32x32x8f16(g90a::a<0, 15>, g90a::v<0, 1>, g90a::v<2, 3>, g90a::a<0, 15>);
+  InstId old = c.v_mfma_f32_32x32x8f16(g90a::a<0, 15>, g90a::v<0, 1>, g90a::v<2, 3>, g90a::a<0, 15>).id;
   expect_same(q, old, "v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]");
 }
 
@@ -193,55 +205,134 @@ TEST(Builder, RuntimeErrorsNameInstructionOperandAndRule) {
   EXPECT_TRUE(b.ok());
 }
 
-// ---------------------------------------------------------------- ids and insertion points -------------------
+// ---------------------------------------------------------------- ids and the failed state ------------------
 
-TEST(Builder, FreshIdsAndInsertionPoints) {
+TEST(Builder, AppendsWithFreshIds) {
   auto parsed = parse_program("s_nop 0\ns_nop 1\ns_nop 2\n", Target::gfx942);
   ASSERT_TRUE(parsed);
   Program p = std::move(*parsed);
   ASSERT_EQ(p.next_id, 3u);
-  auto order = [&] {
-    std::string s;
-    for (const auto& it : p.items)
-      if (it.kind == Item::Kind::inst) s += "i" + std::to_string(it.inst.id.value) + " ";
-    return s;
-  };
-  {
-    g942::Builder b{p, before(InstId{1})};
-    EXPECT_EQ(b.s_nop(imm<7>).value, 3u);
-    EXPECT_EQ(b.s_nop(imm<8>).value, 4u);
-  }
-  EXPECT_EQ(order(), "i0 i3 i4 i1 i2 ");
-  {
-    g942::Builder b{p, after(InstId{0})};
-    EXPECT_EQ(b.s_nop(imm<9>).value, 5u);
-    auto r = b.s_nop(10);
-    ASSERT_TRUE(r);
-    EXPECT_EQ(r->value, 6u);
-  }
-  EXPECT_EQ(order(), "i0 i5 i6 i3 i4 i1 i2 ");
-  {
-    g942::Builder b{p};
-    EXPECT_EQ(b.s_endpgm().value, 7u);
-  }
-  EXPECT_EQ(order(), "i0 i5 i6 i3 i4 i1 i2 i7 ");
-  EXPECT_EQ(p.next_id, 8u);
+  g942::Builder b{p};
+  EXPECT_EQ(b.s_nop(imm<7>).id.value, 3u);
+  auto r = b.s_nop(10);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id.value, 4u);
+  EXPECT_EQ(b.s_endpgm().id.value, 5u);
+  std::string order;
+  for (const auto& it : p.items)
+    if (it.kind == Item::Kind::inst) order += "i" + std::to_string(it.inst.id.value) + " ";
+  EXPECT_EQ(order, "i0 i1 i2 i3 i4 i5 ");
+  EXPECT_EQ(p.next_id, 6u);
 
-  // A missing anchor puts the builder in its failed state: nothing is inserted, one Diag says why.
-  g942::Builder bad{p, before(InstId{99})};
-  EXPECT_EQ(bad.s_nop(imm<0>), no_inst);
-  EXPECT_FALSE(bad.ok());
-  ASSERT_NE(bad.error(), nullptr);
-  EXPECT_NE(bad.error()->message.find("i99 is not in the program"), std::string::npos);
-  auto r = bad.s_nop(1);
-  EXPECT_FALSE(r);
-  EXPECT_EQ(p.instruction_count(), 8u);
-
-  // A builder for another target refuses the program.
+  // A builder for another target refuses the program: nothing is inserted, one Diag says why.
   g90a::Builder other{p};
   EXPECT_FALSE(other.ok());
-  EXPECT_EQ(other.s_nop(imm<0>), no_inst);
-  EXPECT_EQ(p.instruction_count(), 8u);
+  ASSERT_NE(other.error(), nullptr);
+  EXPECT_NE(other.error()->message.find("a gfx90a builder cannot insert into a gfx942 program"), std::string::npos);
+  EXPECT_EQ(other.s_nop(imm<0>).id, no_inst);
+  EXPECT_FALSE(other.s_nop(1));
+  EXPECT_EQ(p.instruction_count(), 6u);
+}
+
+// ---------------------------------------------------------------- values (InstBuilder, build_inst) -----------
+
+/// A built value equals parse_inst(text) (the outside oracle: the parser), with id 0, and prints back as itself.
+void expect_same_value(const Inst& built, Target t, std::string_view text) {
+  auto parsed = parse_inst(text, t);
+  ASSERT_TRUE(parsed) << text << ": " << parsed.error().str();
+  ASSERT_LT(built.form, isa::forms(t).size()) << text;
+  EXPECT_EQ(built.target, t) << text;
+  EXPECT_EQ(built.id, InstId{}) << text;
+  EXPECT_EQ(form_name(built), form_name(*parsed)) << text;
+  EXPECT_TRUE(built == *parsed) << text << " built as " << print_inst(built);
+  auto again = parse_inst(print_inst(built), t);
+  ASSERT_TRUE(again) << print_inst(built) << ": " << again.error().str();
+  EXPECT_TRUE(*again == built) << print_inst(built);
+}
+
+TEST(InstBuilder, CompileTimeAndRunTimeCallsGiveTheParsersInstruction) {
+  g942::InstBuilder mk;
+  // All arguments compile-time: an Inst.
+  static_assert(std::is_same_v<decltype(mk.s_nop(imm<0>)), Inst>);
+  const Inst load = mk.global_load_dword(g942::v<1>, g942::v<2>, g942::s<4, 5>, g942::offset(16), g942::sc0);
+  expect_same_value(load, Target::gfx942, "global_load_dword v1, v2, s[4:5] offset:16 sc0");
+  expect_same_value(mk.v_add_f32(g942::v<0>, g942::v<1>, g942::s<2>), Target::gfx942, "v_add_f32 v0, v1, s2");
+  expect_same_value(mk.s_waitcnt(g942::vmcnt<0>), Target::gfx942, "s_waitcnt vmcnt(0)");
+  // A run-time value: Expected<Inst>.
+  static_assert(std::is_same_v<decltype(mk.s_nop(0)), Expected<Inst>>);
+  auto lit = mk.v_add_f32(g942::v<0>, 1000, g942::v<2>);
+  ASSERT_TRUE(lit) << lit.error().str();
+  expect_same_value(*lit, Target::gfx942, "v_add_f32 v0, 0x3e8, v2");
+  auto wide = mk.global_load_dwordx4(Reg{RegFile::vgpr, 8, 4}, g942::v<2, 3>, g942::off, g942::nt);
+  ASSERT_TRUE(wide) << wide.error().str();
+  expect_same_value(*wide, Target::gfx942, "global_load_dwordx4 v[8:11], v[2:3], off nt");
+  EXPECT_TRUE(mk.ok());
+}
+
+TEST(InstBuilder, ErrorsAndTheFailedState) {
+  g942::InstBuilder mk;
+  // A run-time mistake is that call's error; the builder stays usable.
+  auto mis = mk.global_load_dwordx4(Reg{RegFile::vgpr, 9, 4}, g942::v<2, 3>, g942::off);
+  ASSERT_FALSE(mis);
+  EXPECT_NE(mis.error().message.find("misaligned register tuple"), std::string::npos) << mis.error().str();
+  EXPECT_TRUE(mk.ok());
+  // A compile-time call whose modifier value only run time checks: the failed state, an Inst of no form.
+  const Inst far = mk.global_load_dword(g942::v<1>, g942::v<2, 3>, g942::off, g942::offset(5000));
+  EXPECT_EQ(far.form, no_form);
+  EXPECT_FALSE(mk.ok());
+  ASSERT_NE(mk.error(), nullptr);
+  EXPECT_NE(mk.error()->message.find("13-bit signed offset"), std::string::npos) << mk.error()->str();
+  // ... and it builds nothing more.
+  EXPECT_EQ(mk.s_nop(imm<0>).form, no_form);
+  EXPECT_FALSE(mk.s_nop(1));
+}
+
+TEST(BuildInst, ByOpIdOnEveryTarget) {
+  for (const Target t : all_targets) {
+    auto nop = build_inst<op::s_nop>(t, 3u);
+    ASSERT_TRUE(nop) << nop.error().str();
+    expect_same_value(*nop, t, "s_nop 3");
+    auto rd = build_inst<op::ds_read2_b32>(t, Reg{RegFile::vgpr, 4, 2}, Reg{RegFile::vgpr, 1, 1}, mods::offset0(2),
+                                           mods::offset1(3));
+    ASSERT_TRUE(rd) << rd.error().str();
+    expect_same_value(*rd, t, "ds_read2_b32 v[4:5], v1 offset0:2 offset1:3");
+    auto bad = build_inst<op::ds_read2_b32>(t, Reg{RegFile::vgpr, 4, 1}, Reg{RegFile::vgpr, 1, 1});
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("ds_read2_b32: operand 1 (vdst)"), std::string::npos) << bad.error().str();
+  }
+}
+
+TEST(BuildInst, AnOpChosenAtRunTime) {
+  using Arg = detail::RtArg;
+  // The dwordx3 sibling of global_load_dword, as load-widen finds it.
+  OpInfo want = op_info(op::global_load_dword);
+  want.count = 3;
+  want.mem_bytes = 12;
+  const Opcode wide = find_op(want);
+  ASSERT_EQ(wide, op::global_load_dwordx3);
+  const std::array args{Arg::of(Reg{RegFile::vgpr, 4, 3}), Arg::of(Reg{RegFile::vgpr, 2, 2}), Arg::off(),
+                        Arg::modifier("offset", 16), Arg::modifier("sc0")};
+  auto in = build_inst(Target::gfx942, wide, args);
+  ASSERT_TRUE(in) << in.error().str();
+  expect_same_value(*in, Target::gfx942, "global_load_dwordx3 v[4:6], v[2:3], off offset:16 sc0");
+  const std::array saddr{Arg::of(Reg{RegFile::vgpr, 4, 3}), Arg::of(Reg{RegFile::vgpr, 2, 1}),
+                         Arg::of(Reg{RegFile::sgpr, 0, 2}), Arg::modifier("glc")};
+  auto old = build_inst(Target::gfx90a, wide, saddr);
+  ASSERT_TRUE(old) << old.error().str();
+  expect_same_value(*old, Target::gfx90a, "global_load_dwordx3 v[4:6], v2, s[0:1] glc");
+  const std::array count{Arg::of(std::int64_t{5})};
+  auto nop = build_inst(Target::gfx950, op::s_nop, count);
+  ASSERT_TRUE(nop) << nop.error().str();
+  expect_same_value(*nop, Target::gfx950, "s_nop 5");
+  // The error names the instruction, the operand and the rule; or that the target lacks the op.
+  const std::array odd{Arg::of(Reg{RegFile::vgpr, 5, 3}), Arg::of(Reg{RegFile::vgpr, 2, 2}), Arg::off()};
+  auto mis = build_inst(Target::gfx942, wide, odd);
+  ASSERT_FALSE(mis);
+  EXPECT_NE(mis.error().message.find("global_load_dwordx3: operand 1 (vdst)"), std::string::npos) << mis.error().str();
+  auto none = build_inst(Target::gfx942, op::v_mfma_f32_32x32x64_f8f6f4, {});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, DiagCode::unknown_mnemonic);
+  EXPECT_NE(none.error().message.find("gfx942 has no v_mfma_f32_32x32x64_f8f6f4"), std::string::npos);
 }
 
 // ---------------------------------------------------------------- constexpr rules agree with the parser ------

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "asmevo/ir/gen/form_traits.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/op.hpp"
 
@@ -78,6 +79,29 @@ TEST(Opcode, EveryFormMapsToItsMnemonic) {
       EXPECT_EQ(op_of(in), o);
     }
     EXPECT_EQ(op_of(t, fs.size()), Opcode::invalid);
+  }
+}
+
+// The per-form traits the operand checks read (ir/gen/form_traits.hpp) say the same as the op ids: exactly the forms
+// of v_readlane_b32/v_writelane_b32 are exempt from the constant bus limit, and exactly the gfx950 MFMAs with
+// cbsz/blgp-chosen formats are f8f6f4 (none on gfx90a/gfx942).
+TEST(Opcode, FormTraitsAgreeWithOps) {
+  for (Target t : all_targets) {
+    const auto fs = isa::forms(t);
+    int exempt = 0, f8f6f4 = 0;
+    for (std::size_t i = 0; i < fs.size(); ++i) {
+      const Opcode o = op_of(t, i);
+      const std::uint8_t bits = isa::form_traits(t, i);
+      const bool want_exempt = one_of(o, op::v_readlane_b32, op::v_writelane_b32);
+      const bool want_f8 = family_of(o) == Family::v_mfma && op_info(o).src_type == DataType::f8f6f4;
+      EXPECT_EQ((bits & isa::ftrait::const_bus_exempt) != 0, want_exempt) << to_string(t) << " " << fs[i].name;
+      EXPECT_EQ((bits & isa::ftrait::mfma_f8f6f4) != 0, want_f8) << to_string(t) << " " << fs[i].name;
+      exempt += want_exempt;
+      f8f6f4 += want_f8;
+    }
+    EXPECT_GE(exempt, 2) << to_string(t);
+    if (t == Target::gfx950) EXPECT_GE(f8f6f4, 2); else EXPECT_EQ(f8f6f4, 0) << to_string(t);
+    EXPECT_EQ(isa::form_traits(t, fs.size()), 0);
   }
 }
 

@@ -9,6 +9,8 @@ codeobject, launch, emu, model, passes, verify, agent), with these narrower rule
   * no library header includes the mutator (verify/mutate.hpp);
   * LLVM headers (<llvm/...>) appear only in mc/;
   * HIP headers (<hip/...>) appear only in verify/hip/;
+  * libcurl's headers (<curl/...>) appear only in agent/curl_transport.hpp (the LLM client takes its transport as a
+    value: agent/http.hpp);
   * there is no include circle between headers.
 Usage: check_layering.py [--root REPO]. Prints every violation (file:line: what and why) and exits 1 if any.
        check_layering.py --self-test: checks a small made-up tree with one violation of each kind is caught.
@@ -42,6 +44,8 @@ ALLOWED = {
 CODEOBJECT_MC = {"codeobject/recover.hpp", "codeobject/recover_code.hpp", "codeobject/rebuild.hpp",
                  "codeobject/program_target.hpp", "codeobject/resources_update.hpp"}
 MUTATOR = "verify/mutate.hpp"
+# The one header that includes libcurl.
+CURL_TRANSPORT = "agent/curl_transport.hpp"
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -72,12 +76,13 @@ def self_test() -> int:
         "verify/mutate.hpp": "",
         "verify/i.hpp": '#include "asmevo/verify/mutate.hpp"\n#include "asmevo/verify/nope.hpp"\n',  # mutator; missing
         "agent/j.hpp": '#include <hip/hip_runtime.h>\n',                                        # HIP outside verify/hip
+        "agent/m.hpp": '#include <curl/curl.h>\n',                                              # curl outside transport
         "launch/l.hpp": '#include <asmevo/emu/e.hpp>\n',                                        # angle brackets too
         "extra/k.hpp": "",                                                                       # not in the table
     }
     expect = ["ir/b.hpp:2", "include circle", "passes/d.hpp:1", "model/params.hpp:1", "emu/e.hpp:1",
               "codeobject/g.hpp:1", "verify/i.hpp:1", "verify/i.hpp:2", "agent/j.hpp:1", "extra/k.hpp",
-              "launch/l.hpp:1"]
+              "launch/l.hpp:1", "agent/m.hpp:1"]
     with tempfile.TemporaryDirectory() as d:
         for rel, text in files.items():
             f = pathlib.Path(d) / "include" / "asmevo" / rel
@@ -131,6 +136,8 @@ def check(root: pathlib.Path) -> int:
                     errors.append(f"{where}: <{target}>: LLVM headers belong in mc/ only")
                 if target.startswith("hip/") and not rel.startswith("verify/hip/"):
                     errors.append(f"{where}: <{target}>: HIP headers belong in verify/hip/ only")
+                if target.startswith("curl/") and rel != CURL_TRANSPORT:
+                    errors.append(f"{where}: <{target}>: libcurl belongs in {CURL_TRANSPORT} only")
                 continue
             if not target.startswith("asmevo/"):
                 continue

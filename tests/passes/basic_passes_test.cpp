@@ -252,6 +252,25 @@ TEST(LoadWiden, MergesAdjacentGlobalAndLdsAccessesOnly) {
   }
 }
 
+TEST(LoadWiden, TheMergedInstructionKeepsAddressOffsetAndCacheBits) {
+  // `off` addressing and a cache-policy bit carry over to the wider store (its op picked at run time), its data
+  // registers join; two LDS writes pair into ds_write2_b32 with any data registers.
+  for (const Target t : kTargets) {
+    const std::string cpol = t == Target::gfx90a ? "slc" : "nt";
+    const std::string src = "k:\n"
+                            "  global_store_dwordx2 v[2:3], v[4:5], off offset:16 " + cpol + "\n"
+                            "  global_store_dword v[2:3], v6, off offset:24 " + cpol + "\n"
+                            "  ds_write_b32 v1, v9 offset:8\n"
+                            "  ds_write_b32 v1, v8 offset:12\n"
+                            "  s_waitcnt vmcnt(0) lgkmcnt(0)\n"
+                            "  s_endpgm\n";
+    const auto r = run("load-widen", src, t);
+    EXPECT_TRUE(has(r.text, "global_store_dwordx3 v[2:3], v[4:6], off offset:16 " + cpol + "\n")) << r.text;
+    EXPECT_TRUE(has(r.text, "ds_write2_b32 v1, v9, v8 offset0:2 offset1:3\n")) << r.text;
+    EXPECT_EQ(r.stats.insts_delta, -2) << r.text;
+  }
+}
+
 TEST(LoadWiden, NoMergeWhenTheNextWaitCountsTheSeparateOperations) {
   // vmcnt(1) after two loads waits for the first; merged, the one load would not be waited for at all.
   const std::string precise =

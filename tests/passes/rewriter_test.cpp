@@ -1,5 +1,6 @@
-// passes/rewriter.hpp: edits by stable id, refusals that keep the CFG's shape, undo and replay; a stateful
-// rapidcheck test drives random edit sequences against a plain list model.
+// passes/rewriter.hpp: edits by stable id, refusals that keep the CFG's shape, undo and replay; typed builders that
+// insert through it (passes/builder.hpp); a stateful rapidcheck test drives random edit sequences against a plain
+// list model.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -11,8 +12,10 @@
 #include <vector>
 
 #include "asmevo/analysis/cfg.hpp"
+#include "asmevo/ir/gen/builders_gfx942.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/printer.hpp"
+#include "asmevo/passes/builder.hpp"
 #include "asmevo/passes/rewriter.hpp"
 
 namespace asmevo::passes {
@@ -321,6 +324,125 @@ TEST(Rewriter, EveryTargetChecksWellFormedness) {
     auto e = r.insert_before(InstId{0}, {bad});
     ASSERT_FALSE(e) << to_string(t);
     EXPECT_NE(e.error().message.find("not well-formed"), std::string::npos) << e.error().message;
+  }
+}
+
+// An instruction built for another target is refused, not read as whatever the program's target has at its form
+// index (a gfx90a value in a gfx942 program), by every edit that takes new instructions.
+TEST(Rewriter, RefusesAnInstructionBuiltForAnotherTarget) {
+  Program p = parse("k:\n  v_mov_b32 v1, 0\n  s_endpgm\n", Target::gfx942);
+  Rewriter r(p);
+  const Inst foreign = inst("v_mov_b32 v1, 0", Target::gfx90a);
+  for (int k = 0; k < 3; ++k) {
+    auto e = k == 0 ? r.insert_before(InstId{0}, {foreign}) : k == 1 ? r.insert_after(InstId{0}, {foreign})
+                                                                     : r.replace(InstId{0}, {foreign});
+    ASSERT_FALSE(e) << k;
+    EXPECT_NE(e.error().message.find("the instruction is for gfx90a, the program for gfx942"), std::string::npos)
+        << e.error().message;
+  }
+  EXPECT_TRUE(r.log().empty());
+}
+
+// ---- typed builders through the Rewriter (passes/builder.hpp) ----------------------------------------------------
+
+namespace g = asmevo::gfx942;
+
+TEST(RewriterSink, BuilderInsertsAreLoggedEditsAndUndoRestoresTheProgram) {
+  Program p = parse(kLoop);
+  const Program original = p;
+  Rewriter r(p);
+  {
+    RewriterSink at{r, before(InstId{6}), "test"};
+    g::Builder b{at};
+    const Inst w = b.s_waitcnt(g::vmcnt<0>);                    // compile-time: the Inst, with its new id
+    auto mov = b.v_mov_b32(Reg{RegFile::vgpr, 3, 1}, g::v<1>);  // run-time: Expected<Inst>
+    ASSERT_TRUE(mov) << mov.error().str();
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(w.id, InstId{8});
+    EXPECT_EQ(mov->id, InstId{9});
+    // The returned values are the instructions the Rewriter inserted.
+    ASSERT_NE(p.find(w.id), nullptr);
+    EXPECT_TRUE(*p.find(w.id) == w);
+    EXPECT_TRUE(*p.find(mov->id) == *mov);
+  }
+  {
+    RewriterSink at{r, after(InstId{0}), "test"};  // after(): each instruction goes after the one before
+    g::Builder b{at};
+    EXPECT_EQ(b.s_nop(imm<1>).id, InstId{10});
+    EXPECT_EQ(b.s_nop(imm<2>).id, InstId{11});
+    EXPECT_EQ(at.where().anchor, InstId{11});
+  }
+  const std::vector<std::string> want{"i0 v_mov_b32_e32 v1, 0", "i10 s_nop 1", "i11 s_nop 2", "i1 s_mov_b32 s2, 4",
+                                      "i2 v_add_u32_e32 v1, v1, v0", "i3 s_sub_u32 s2, s2, 1", "i4 s_cmp_lg_u32 s2, 0",
+                                      "i5 s_cbranch_scc1 .Lloop", "i8 s_waitcnt vmcnt(0)", "i9 v_mov_b32_e32 v3, v1",
+                                      "i6 v_mov_b32_e32 v2, v1", "i7 s_endpgm"};
+  EXPECT_EQ(listing(p), want);
+  // One edit per instruction, with the builder's reason and the new id.
+  ASSERT_EQ(r.log().size(), 4u);
+  const Edit::Op ops[] = {Edit::Op::insert_before, Edit::Op::insert_before, Edit::Op::insert_after, Edit::Op::insert_after};
+  const std::uint32_t at[] = {6, 6, 0, 10}, ids[] = {8, 9, 10, 11};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Edit& e = r.log()[k];
+    EXPECT_EQ(e.op, ops[k]) << k;
+    EXPECT_EQ(e.at, InstId{at[k]}) << k;
+    ASSERT_EQ(e.insts.size(), 1u);
+    EXPECT_EQ(e.insts[0].id, InstId{ids[k]}) << k;
+    EXPECT_EQ(e.why, "test");
+  }
+  // The log replays on the original to the same program.
+  Program copy = original;
+  Rewriter rc(copy);
+  ASSERT_TRUE(rc.replay(r.log()));
+  EXPECT_EQ(listing(copy), want);
+  // Undo restores the program exactly: text, ids, and the next fresh id.
+  EXPECT_EQ(r.undo(), 4u);
+  EXPECT_TRUE(r.log().empty());
+  EXPECT_EQ(print_program(p), print_program(original));
+  EXPECT_EQ(listing(p), listing(original));
+  EXPECT_EQ(p.next_id, original.next_id);
+}
+
+TEST(RewriterSink, ARefusedInsertPutsTheBuilderInItsFailedState) {
+  Program p = parse(kLoop);
+  const Program original = p;
+  Rewriter r(p);
+  RewriterSink nowhere{r, before(InstId{99})};
+  g::Builder gone{nowhere};
+  EXPECT_EQ(gone.s_nop(imm<0>).id, no_inst);
+  EXPECT_FALSE(gone.ok());
+  ASSERT_NE(gone.error(), nullptr);
+  EXPECT_NE(gone.error()->message.find("no instruction i99"), std::string::npos) << gone.error()->str();
+  EXPECT_FALSE(gone.s_nop(1));
+  // After s_endpgm no path reaches: the Rewriter refuses, the builder stops.
+  RewriterSink unreached{r, after(InstId{7})};
+  g::Builder dead{unreached};
+  EXPECT_EQ(dead.s_nop(imm<0>).id, no_inst);
+  ASSERT_NE(dead.error(), nullptr);
+  EXPECT_NE(dead.error()->message.find("no path reaches"), std::string::npos) << dead.error()->str();
+  EXPECT_TRUE(r.log().empty());
+  EXPECT_EQ(print_program(p), print_program(original));
+}
+
+TEST(RewriterSink, InstBuilderValuesGoIntoRewriterEdits) {
+  Program p = parse(kLoop);
+  Rewriter r(p);
+  g::InstBuilder mk;
+  ASSERT_TRUE(r.replace(InstId{6}, {mk.v_mov_b32(g::v<2>, g::v<0>), mk.v_mov_b32(g::v<5>, imm<1>)}));
+  auto add = mk.v_add_u32(g::v<4>, Reg{RegFile::sgpr, 2, 1}, g::v<1>);
+  ASSERT_TRUE(add) << add.error().str();
+  ASSERT_TRUE(r.insert_before(InstId{7}, {*add}));
+  ASSERT_TRUE(mk.ok());
+  const auto l = listing(p);
+  EXPECT_EQ(l[6], "i6 v_mov_b32_e32 v2, v0");
+  EXPECT_EQ(l[7], "i8 v_mov_b32_e32 v5, 1");
+  EXPECT_EQ(l[8], "i9 v_add_u32_e32 v4, s2, v1");
+  // The Inst a failed value builder returns has no form: the Rewriter refuses it, even in place of a branch.
+  const Inst failed = mk.global_load_dword(g::v<1>, g::v<2, 3>, g::off, g::offset(5000));
+  ASSERT_FALSE(mk.ok());
+  for (const InstId at : {InstId{0}, InstId{5}}) {
+    auto e = r.replace(at, {failed});
+    ASSERT_FALSE(e);
+    EXPECT_NE(e.error().message.find("no such instruction form"), std::string::npos) << e.error().message;
   }
 }
 

@@ -16,6 +16,7 @@
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/emu/hazards.hpp"
 #include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 #include "verify/emu_harness.hpp"

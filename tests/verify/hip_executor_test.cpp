@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/verify/hip/executor.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"

@@ -19,6 +19,7 @@
 
 #include "asmevo/codeobject/elf.hpp"
 #include "asmevo/codeobject/metadata.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "support/corpus.hpp"
 
 namespace fs = std::filesystem;

@@ -638,7 +638,7 @@ TEST(LaunchSpecContents, FillRoundsLikeTheOracle) {
   const double values[] = {0.0, 1.0, -1.0, 0.1, -0.3, 1.0 / 3, 2.5, 3.5, 100.25, 1e-3, -7e-5, 0.0625, 200, 57000};
   for (DType t : {DType::f16, DType::bf16, DType::fp8e4m3fnuz, DType::fp8e5m2fnuz, DType::fp8e4m3, DType::fp8e5m2}) {
     for (double v : values) {
-      if (std::fabs(v) > detail::dtype_info(t).max_finite) continue;
+      if (std::fabs(v) > verify::detail::dtype_info(t).max_finite) continue;
       Init in;
       in.kind = Init::fill;
       in.value = v;

@@ -20,6 +20,7 @@
 
 #include "asmevo/emu/launch.hpp"
 #include "asmevo/emu/semantics.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 #include "verify/emu_harness.hpp"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/emu/sem_image.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {

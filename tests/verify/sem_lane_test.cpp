@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "asmevo/emu/sem_lane.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/emu/sem_mem.hpp"
 #include "asmevo/emu/semantics.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/emu/sem_mem.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {

@@ -23,6 +23,7 @@
 
 #include "asmevo/analysis/mfma_info.hpp"
 #include "asmevo/emu/fp_mx.hpp"
+#include "asmevo/emu/sem_mfma.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {

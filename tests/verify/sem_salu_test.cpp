@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "asmevo/emu/sem_salu.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {

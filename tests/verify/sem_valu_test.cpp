@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "asmevo/emu/fp.hpp"
+#include "asmevo/emu/sem_valu.hpp"
 #include "verify/emu_harness.hpp"
 
 namespace {

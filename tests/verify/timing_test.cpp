@@ -23,6 +23,7 @@
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/codeobject/recover.hpp"
 #include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "asmevo/model/timing.hpp"
 #include "asmevo/verify/timed_emulation.hpp"
 #include "support/corpus.hpp"

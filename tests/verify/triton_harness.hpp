@@ -14,6 +14,7 @@
 
 #include "asmevo/emu/fp.hpp"
 #include "asmevo/emu/launch.hpp"
+#include "asmevo/launch/launch_spec.hpp"
 #include "support/corpus.hpp"
 #include "verify/corpus_object.hpp"
 

@@ -1,4 +1,4 @@
-// The libcurl HTTP transport of the LLM client (agent/llm.hpp): the only asmevo header that includes <curl/curl.h>,
+// The libcurl HTTP transport of the LLM client (agent/llm_client.hpp): the only asmevo header that includes <curl/curl.h>,
 // so that code which never talks to a model never needs libcurl (link CURL::libcurl where this is included).
 #pragma once
 

@@ -6,7 +6,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string_view>
 
@@ -541,15 +540,6 @@ static_assert(target_rules(Target::gfx90a).count < 64 && target_rules(Target::gf
 // ---- classification ------------------------------------------------------------------------------------------
 
 namespace detail {
-/// The Opcode of `f`, a row of isa::forms(t) (hazard facts are built from the target's table); Opcode::invalid for a row
-/// that is not one of it.
-[[nodiscard]] constexpr Opcode op_of_row(const isa::FormInfo& f, Target t) noexcept {
-  const auto all = isa::forms(t);
-  const std::less<const isa::FormInfo*> before;
-  if (before(&f, all.data()) || !before(&f, all.data() + all.size())) return Opcode::invalid;
-  return op_of(t, static_cast<std::size_t>(&f - all.data()));
-}
-
 /// Class bits of the ops the rules single out (LLVM GCNHazardRecognizer's isSSetReg/isSGetReg/isRWLane/isDivFMas/
 /// isSMovRel/isSendMsgTraceDataOrGDS/isRFE and the DS_*_ADDTID and V_FMA(C)_F64 cases of checkMAIVALUHazards), and
 /// the conditional writes hazard_hiding_writer leaves out.
@@ -579,11 +569,11 @@ namespace detail {
 }
 }  // namespace detail
 
-/// The class bits of `form` on `t` that follow from the form alone (no operand values): see hz:: for the others.
-[[nodiscard]] constexpr std::uint64_t hazard_class(const isa::FormInfo& f, Target t) noexcept {
+/// The class bits of form `f` of op `o` on `t` that follow from the form alone (no operand values): see hz:: for the
+/// others.
+[[nodiscard]] constexpr std::uint64_t hazard_class(const isa::FormInfo& f, asmevo::Opcode o, Target t) noexcept {
   using namespace isa;
   std::uint64_t c = hz::any;
-  const asmevo::Opcode o = detail::op_of_row(f, t);
   const bool accvgpr = family_of(o) == Family::v_accvgpr;  // v_accvgpr_read/write/mov_b32
   if (f.has(prop::valu)) c |= hz::valu;
   if (f.has(prop::valu) && !(f.has(prop::mfma) && !accvgpr)) c |= hz::valu_legacy;
@@ -609,10 +599,10 @@ namespace detail {
   return c | detail::named_class(o);
 }
 
-/// The MFMA pass count of `form` on `t` (0 when it is not an MFMA or the pass count is unknown).
-[[nodiscard]] constexpr unsigned hazard_passes(const isa::FormInfo& f, Target t) noexcept {
+/// The MFMA pass count of form `f` of op `o` on `t` (0 when it is not an MFMA or the pass count is unknown).
+[[nodiscard]] constexpr unsigned hazard_passes(const isa::FormInfo& f, asmevo::Opcode o, Target t) noexcept {
   if (!f.has(isa::prop::mfma)) return 0;
-  const MfmaInfo* mi = mfma_info(detail::op_of_row(f, t), t);
+  const MfmaInfo* mi = mfma_info(o, t);
   return mi ? mi->passes : 0;
 }
 

@@ -98,8 +98,8 @@ namespace detail {
   const isa::FormInfo& form = *op.info;
   f.form = &form;
   f.op = op.opcode;
-  f.cls = hazard_class(form, t);
-  f.passes = hazard_passes(form, t);
+  f.cls = hazard_class(form, f.op, t);
+  f.passes = hazard_passes(form, f.op, t);
   // gfx950's f8f6f4 forms: the pass count depends on the operand formats cbsz/blgp select (MfmaInfo::passes_for).
   if (f.passes && (op.has(Name::cbsz) || op.has(Name::blgp)))
     if (const MfmaInfo* mi = mfma_info(op.opcode, t); mi && mi->passes_narrow) {

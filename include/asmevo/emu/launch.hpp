@@ -22,8 +22,9 @@
 #include "asmevo/emu/hazards.hpp"
 #include "asmevo/emu/trace.hpp"
 #include "asmevo/emu/watch.hpp"
+#include "asmevo/launch/buffer_init.hpp"
 #include "asmevo/launch/kernargs.hpp"
-#include "asmevo/launch/launch_spec.hpp"
+#include "asmevo/launch/spec_types.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/linkage.hpp"
 

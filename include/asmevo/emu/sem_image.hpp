@@ -63,7 +63,7 @@
 #include <span>
 #include <string>
 
-#include "asmevo/emu/fp.hpp"
+#include "asmevo/emu/fp_convert.hpp"
 #include "asmevo/emu/sem_mem.hpp"
 
 namespace asmevo::emu {

@@ -74,7 +74,7 @@
 #include <string>
 
 #include "asmevo/analysis/mfma_info.hpp"
-#include "asmevo/emu/fp.hpp"
+#include "asmevo/emu/fp_valu.hpp"
 #include "asmevo/emu/fp_mx.hpp"
 #include "asmevo/emu/machine.hpp"
 

@@ -4,14 +4,22 @@
 #include <array>
 #include <cstddef>
 
+#include "asmevo/emu/state.hpp"
+#include "asmevo/ir/op.hpp"
+#include "asmevo/support/linkage.hpp"
+
+// The semantics tables, which hold every handler, are needed only where semantics_index is compiled: in header-only
+// mode, and under ASMEVO_SEPARATE_COMPILATION only in the translation unit that compiles the emulator (src/separate/
+// emu.cpp). Elsewhere a lookup needs no more than Semantics (emu/state.hpp), and skips parsing the sem_*.hpp headers;
+// code that calls a table or a handler directly includes its sem_*.hpp.
+#if ASMEVO_BODY_EMU
 #include "asmevo/emu/sem_image.hpp"
 #include "asmevo/emu/sem_lane.hpp"
 #include "asmevo/emu/sem_mem.hpp"
 #include "asmevo/emu/sem_mfma.hpp"
 #include "asmevo/emu/sem_salu.hpp"
 #include "asmevo/emu/sem_valu.hpp"
-#include "asmevo/ir/op.hpp"
-#include "asmevo/support/linkage.hpp"
+#endif
 
 namespace asmevo::emu {
 

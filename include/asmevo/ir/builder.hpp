@@ -1,13 +1,21 @@
 // Typed instruction builders: choose a form of a mnemonic from its arguments (at compile time when their
-// registers are compile-time types, otherwise at run time) and insert the instruction into a Program.
+// registers are compile-time types, otherwise at run time), and return the instruction, after handing it to the
+// builder's sink if it has one (which appends it to a new Program, or inserts it through a Rewriter).
 //
-// Users include a target's generated builders (asmevo/ir/gen/builders_gfx942.hpp ...), which define one
-// one-line function per mnemonic forwarding to BuilderCore::emit, plus the register constants of the target:
+// Users include a target's generated builders (asmevo/ir/gen/builders_gfx942.hpp ...), which define the class
+// Builder with one one-line function per mnemonic forwarding to BuilderCore::emit, and the register constants of
+// the target:
 //
 //   namespace isa = asmevo::gfx942;
-//   isa::Builder b{program, asmevo::before(InstId{42})};
-//   b.global_load_dwordx4(isa::v<8, 11>, isa::v<2, 3>, isa::off);   // InstId; checked at compile time
-//   b.v_add_f32(isa::v<0>, some_reg, 2);                            // Expected<InstId>; checked at run time
+//   isa::Builder b{program};                                        // appends to a new program
+//   b.global_load_dwordx4(isa::v<8, 11>, isa::v<2, 3>, isa::off);   // Inst (with its new id); compile-time checks
+//   b.v_add_f32(isa::v<0>, some_reg, 2);                            // Expected<Inst>; checked at run time
+//   isa::InstBuilder mk;                                            // no sink: values, for Rewriter::replace ...
+//   Inst i = mk.v_add_f32(isa::v<0>, isa::v<1>, isa::v<2>);         // Inst; checked at compile time
+//
+// Inserting into an existing program goes through a Rewriter, so that the change is logged and can be undone:
+// a Builder made from a passes::RewriterSink (asmevo/passes/builder.hpp). Code that runs on any target names the op
+// by id instead: build_inst<op::s_nop>(t, n) (asmevo/ir/op_builder.hpp).
 #pragma once
 
 #include <array>
@@ -21,8 +29,8 @@
 #include <utility>
 
 #include "asmevo/ir/detail/operand_check.hpp"
+#include "asmevo/ir/gen/form_traits.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
-#include "asmevo/ir/op.hpp"
 #include "asmevo/ir/parser.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/reg.hpp"
@@ -31,24 +39,14 @@
 
 namespace asmevo {
 
-// ---------------------------------------------------------------------------------------------------------------
-// Insertion points
-// ---------------------------------------------------------------------------------------------------------------
-
-/// Where a Builder inserts: at the end of the program, or before / after an instruction (by stable id).
-/// A sequence of builds stays in call order: `before(i)` keeps inserting just before i, `after(i)` moves
-/// the anchor to each new instruction.
-struct Where {
-  enum class Kind : std::uint8_t { end, before, after };
-  Kind kind = Kind::end;
-  InstId anchor{};
-};
-[[nodiscard]] constexpr Where at_end() noexcept { return Where{}; }
-[[nodiscard]] constexpr Where before(InstId id) noexcept { return Where{Where::Kind::before, id}; }
-[[nodiscard]] constexpr Where after(InstId id) noexcept { return Where{Where::Kind::after, id}; }
-
-/// The id a compile-time-checked build returns when the builder is in its failed state (see BuilderCore::ok).
+/// The id of the Inst a compile-time-checked build returns when the builder is in its failed state (see
+/// BuilderCore::ok).
 inline constexpr InstId no_inst{0xffffffffu};
+
+/// The form of the Inst a compile-time-checked build returns in the builder's failed state: no
+/// form of any target, so the Rewriter refuses the instruction (check_well_formed) rather than insert it. Not
+/// printable: check BuilderCore::ok() first.
+inline constexpr std::uint16_t no_form = 0xffffu;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Argument types (besides RegT, Reg, WaitT, Waitcnt and plain integers / floating-point values)
@@ -352,7 +350,7 @@ struct Check {
 /// Arguments against form `form` of isa::forms(t), with what is known at compile time. Mirrors match_form (run time).
 [[nodiscard]] constexpr Check form_check(Target t, std::size_t form, std::span<const ArgShape> args) {
   const isa::FormInfo& f = isa::forms(t)[form];
-  const Opcode o = op_of(t, form);
+  const std::uint8_t traits = isa::form_traits(t, form);
   const PosTemplate pt = positional_template(f);
   const auto ops = isa::operands(f);
   std::array<int, 16> pos{};
@@ -411,7 +409,7 @@ struct Check {
   }
   // Constant bus: distinct scalar registers and literals read by a VALU instruction (as violates_constant_bus,
   // counting only what is known now; run-time values are counted again by the run-time check).
-  if (valu_format(f.format) && !one_of(o, op::v_readlane_b32, op::v_writelane_b32)) {
+  if (valu_format(f.format) && !(traits & isa::ftrait::const_bus_exempt)) {
     std::array<std::pair<int, int>, 16> seen{};
     std::array<std::int64_t, 16> lits{};
     int nregs = 0, nlits = 0;
@@ -457,7 +455,7 @@ struct Check {
       if (ops[e.op].name == "src2") s2 = &a;
     }
     // The gfx950 f8f6f4 MFMAs (A and B formats chosen by cbsz/blgp) are exempt, as in llvm-mc-22.
-    const bool f8f6f4 = op_info(o).src_type == DataType::f8f6f4;
+    const bool f8f6f4 = (traits & isa::ftrait::mfma_f8f6f4) != 0;
     if (!f8f6f4 && d && s2 && d->k == ArgShape::K::reg && s2->k == ArgShape::K::reg && d->dwords > 4 && d->file == s2->file &&
         !(d->lo == s2->lo && d->dwords == s2->dwords) && d->lo < s2->lo + s2->dwords && s2->lo < d->lo + d->dwords) {
       c.rule = Rule::mfma_overlap;
@@ -572,7 +570,8 @@ template <Target T>
 
 // ------------------------------------------------------------------ run time -----------------------------------
 
-/// An argument's run-time value.
+/// An argument's run-time value. Code that builds an op chosen at run time (build_inst in asmevo/ir/op_builder.hpp)
+/// makes its arguments with the named constructors.
 struct RtArg {
   ArgShape::K k = ArgShape::K::invalid;
   Reg reg{};
@@ -580,6 +579,35 @@ struct RtArg {
   double real = 0;
   std::string_view text;  ///< Label text, or a modifier's name
   Waitcnt wait{};
+
+  /// A register (Reg).
+  [[nodiscard]] static RtArg of(Reg r) noexcept {
+    RtArg a;
+    a.k = ArgShape::K::reg_rt;
+    a.reg = r;
+    return a;
+  }
+  /// An integer (an inline constant or a literal, as the slot takes it).
+  [[nodiscard]] static RtArg of(std::int64_t v) noexcept {
+    RtArg a;
+    a.k = ArgShape::K::imm_rt;
+    a.value = v;
+    return a;
+  }
+  /// The word `off` (OffT).
+  [[nodiscard]] static RtArg off() noexcept {
+    RtArg a;
+    a.k = ArgShape::K::off;
+    return a;
+  }
+  /// A named modifier (ModT): `modifier("offset", 16)`, `modifier("sc0")`. `name` must outlive the argument.
+  [[nodiscard]] static RtArg modifier(std::string_view name, std::int64_t v = 1) noexcept {
+    RtArg a;
+    a.k = ArgShape::K::mod;
+    a.text = name;
+    a.value = v;
+    return a;
+  }
 };
 
 template <Target T, class A>
@@ -753,7 +781,7 @@ struct RtAttempt {
   for (std::size_t k = 0; k < ops.size(); ++k)
     if (!ops[k].is_printed() && ops[k].tied >= 0 && static_cast<std::size_t>(ops[k].tied) < ops.size())
       at.inst.ops[k] = at.inst.ops[static_cast<std::size_t>(ops[k].tied)];
-  if (violates_constant_bus(f, at.inst, f.mnemonic)) { at.why = std::string(rule_text(Rule::constant_bus)); return at; }
+  if (violates_constant_bus(f, at.inst)) { at.why = std::string(rule_text(Rule::constant_bus)); return at; }
   // The rules LLVM checks in C++ rather than in its records (offset ranges, MFMA src2 overlap ...): the parser's.
   if (auto why = validate_rules(t, f, at.inst); !why.empty()) { at.why = std::move(why); return at; }
   at.ok = true;
@@ -796,29 +824,6 @@ struct RtAttempt {
   return fail(DiagCode::unknown_mnemonic, "'" + std::string(mnemonic) + "' has no such form on " + std::string(to_string(t)));
 }
 
-/// Inserts an instruction at a Where; updates the Where so that the next insertion follows it.
-[[nodiscard]] inline Expected<InstId> insert_inst(Program& p, Where& w, Inst in) {
-  in.id = p.fresh_id();
-  const InstId id = in.id;
-  Item it;
-  it.kind = Item::Kind::inst;
-  it.inst = std::move(in);
-  if (w.kind == Where::Kind::end) {
-    p.items.push_back(std::move(it));
-    return id;
-  }
-  std::size_t k = 0;
-  while (k < p.items.size() && !(p.items[k].kind == Item::Kind::inst && p.items[k].inst.id == w.anchor)) ++k;
-  if (k == p.items.size())
-    return fail(DiagCode::usage, "insertion point i" + std::to_string(w.anchor.value) + " is not in the program");
-  if (w.kind == Where::Kind::after) {
-    ++k;
-    w.anchor = id;
-  }
-  p.items.insert(p.items.begin() + static_cast<std::ptrdiff_t>(k), std::move(it));
-  return id;
-}
-
 }  // namespace detail
 
 /// The argument types a builder takes: registers (RegT, Reg), constants (ImmT, integers, floating point, Label),
@@ -826,42 +831,84 @@ struct RtAttempt {
 template <class A, Target T = Target::gfx942>
 concept builder_arg = detail::shape_of<T, std::remove_cvref_t<A>>().k != detail::ArgShape::K::invalid;
 
-/// The target-independent part of a target's Builder (asmevo::gfx942::Builder ...): the program, the insertion
-/// point, and emit(), which every generated mnemonic function forwards to.
+// ---------------------------------------------------------------------------------------------------------------
+// Sinks: where a builder's instructions go
+// ---------------------------------------------------------------------------------------------------------------
+
+/// Where a builder puts each instruction it builds, when it does not only hand it back: ProgramSink appends to a new
+/// Program; passes::RewriterSink (asmevo/passes/builder.hpp) inserts into an existing one through a Rewriter, so
+/// that the edit is logged and can be undone. A builder made without a sink only returns its instructions.
+class InstSink {
+ public:
+  virtual ~InstSink() = default;
+  /// The target of the program the sink inserts into; a builder of another target refuses it.
+  [[nodiscard]] virtual std::optional<Target> program_target() const = 0;
+  /// Inserts `in` and returns the id it was given; an error puts the builder in its failed state.
+  [[nodiscard]] virtual Expected<InstId> take(Inst in) = 0;
+
+ protected:
+  InstSink() = default;
+  InstSink(const InstSink&) = default;
+  InstSink& operator=(const InstSink&) = default;
+};
+
+/// Appends each instruction, with a fresh id, to a Program: for building a new program from scratch. An edit of an
+/// existing program goes through a Rewriter instead (passes::RewriterSink), which logs it and can undo it.
+class ProgramSink final : public InstSink {
+ public:
+  explicit ProgramSink(Program& p) noexcept : p_(&p) {}
+
+  [[nodiscard]] std::optional<Target> program_target() const override { return p_->target; }
+  [[nodiscard]] Expected<InstId> take(Inst in) override {
+    in.id = p_->fresh_id();
+    Item it;
+    it.kind = Item::Kind::inst;
+    it.inst = std::move(in);
+    p_->items.push_back(std::move(it));
+    return p_->items.back().inst.id;
+  }
+
+ private:
+  Program* p_;
+};
+
+/// The target-independent part of a target's builders (asmevo::gfx942::Builder ...): the sink, the failed state,
+/// and emit(), which every generated mnemonic function forwards to. The generated classes are not templates (one
+/// class per target, whatever the sink), which keeps a translation unit that includes them cheap.
 ///
-/// A call whose arguments are all compile-time (RegT, ImmT, WaitT, off, modifiers) picks its form in a constant
-/// expression and returns the new InstId; a mistake is one static_assert. A call with any run-time value (Reg,
-/// an integer, Waitcnt ...) checks what it can at compile time and returns Expected<InstId>.
+/// A call returns the instruction it built, as a value: with its new id when a sink inserted it (`b.s_nop(imm<0>).id`),
+/// with id 0 from a builder made without a sink (for Rewriter::insert_before / insert_after / replace). A call whose
+/// arguments are all compile-time (RegT, ImmT, WaitT, off, modifiers) picks its form in a constant expression and
+/// returns an Inst; a mistake is one static_assert. A call with any run-time value (Reg, an integer, Waitcnt ...)
+/// checks what it can at compile time and returns Expected<Inst>.
 ///
-/// Failed state: if the Program's target is not T, or the insertion anchor is not (or no longer) in the
-/// program, or a compile-time call breaks a rule that depends on run-time values (a modifier's value such as
-/// offset(5000), or a rule LLVM checks in C++ such as an MFMA src2 partially overlapping vdst), the builder
-/// records a Diag (error()), inserts nothing more, compile-time calls return no_inst and run-time calls return
-/// that Diag. Check ok() once after a sequence of compile-time calls.
+/// Failed state: if the sink's program is for another target, or the sink refuses an instruction (an insertion
+/// anchor that is not, or no longer, in the program), or a compile-time call breaks a rule that depends on run-time
+/// values (a modifier's value such as offset(5000), or a rule LLVM checks in C++), the builder records a Diag
+/// (error()) and builds nothing more: compile-time calls return failed_inst() (form no_form, id no_inst) and
+/// run-time calls return that Diag. Check ok() once after a sequence of compile-time calls.
 template <Target T>
 class BuilderCore {
  public:
-  explicit BuilderCore(Program& p, Where w = at_end()) : p_(&p), where_(w) {
-    if (p.target != T)
-      err_ = make_diag(DiagCode::usage, "a " + std::string(to_string(T)) + " builder cannot insert into a " +
-                                            std::string(to_string(p.target)) + " program");
-  }
+  /// Returns each instruction as a value only.
+  BuilderCore() = default;
+  /// Appends each instruction to `p`, a new program of target T.
+  explicit BuilderCore(Program& p) : own_(std::in_place, p) { check_target(); }
+  /// Hands each instruction to `s` (passes::RewriterSink ...), which must outlive the builder.
+  explicit BuilderCore(InstSink& s) : ext_(&s) { check_target(); }
 
   [[nodiscard]] static constexpr Target target() noexcept { return T; }
-  [[nodiscard]] Program& program() noexcept { return *p_; }
-  [[nodiscard]] Where where() const noexcept { return where_; }
-  /// Moves the insertion point (and clears nothing: a failed builder stays failed).
-  void set_where(Where w) noexcept { where_ = w; }
   [[nodiscard]] bool ok() const noexcept { return !err_.has_value(); }
   /// The Diag that put the builder in its failed state; nullptr if ok().
   [[nodiscard]] const Diag* error() const noexcept { return err_ ? &*err_ : nullptr; }
-
-  /// Inserts an instruction built elsewhere (parse_inst, a rewrite); gives it a fresh id.
-  [[nodiscard]] Expected<InstId> insert(Inst in) {
-    if (err_) return unexpected(*err_);
-    auto r = detail::insert_inst(*p_, where_, std::move(in));
-    if (!r) err_ = r.error();
-    return r;
+  /// What a compile-time-checked call returns in the failed state: no form of any target (the Rewriter refuses it
+  /// rather than insert it) and no id.
+  [[nodiscard]] static Inst failed_inst() {
+    Inst in;
+    in.target = T;
+    in.form = no_form;
+    in.id = no_inst;
+    return in;
   }
 
  protected:
@@ -870,40 +917,62 @@ class BuilderCore {
   auto emit(const A&... a) {
     constexpr bool runtime = (detail::shape_of<T, A>().runtime() || ...);
     constexpr detail::Choice c = detail::choose(T, M.view(), V, std::span<const detail::ArgShape>(detail::shapes_v<T, A...>));
-    using Result = std::conditional_t<runtime, Expected<InstId>, InstId>;
+    using Result = std::conditional_t<runtime, Expected<Inst>, Inst>;
     if constexpr (c.failure.rule != detail::Rule::ok) {
       constexpr std::string_view op = detail::slot_name<T>(c);
       detail::operand_error<c.failure.rule, c.failure.arg + 1, detail::Name<op.size() + 1>(op)>();
       if constexpr (runtime) return Result(detail::unknown_form(T, M.view()));
-      else return no_inst;
+      else return failed_inst();
     } else {
       if (err_) {
         if constexpr (runtime) return Result(unexpected(*err_));
-        else return no_inst;
+        else return failed_inst();
       }
       const std::array<detail::RtArg, sizeof...(A)> rt{detail::to_rt<T>(a)...};
       const std::uint64_t mask = c.chosen >= 0 ? std::uint64_t{1} << (c.chosen - c.first) : c.mask;
       auto in = detail::match_candidates(T, M.view(), c.first, mask, rt);
       if constexpr (runtime) {
         if (!in) return Result(unexpected(std::move(in).error()));
-        return Result(insert(std::move(*in)));
+        return Result(put(std::move(*in)));
       } else {
         // The compile-time choice settles registers, constants and the form. What it cannot see is checked
-        // here: modifier values (offset:N ranges) and the rules LLVM checks in C++ (validate_rules, e.g. an
-        // MFMA src2 partially overlapping vdst). A violation puts the builder in its failed state.
+        // here: modifier values (offset:N ranges) and the rules LLVM checks in C++ (validate_rules, e.g. gds
+        // on a target without it). A violation puts the builder in its failed state.
         if (!in) {
           err_ = std::move(in).error();
-          return no_inst;
+          return failed_inst();
         }
-        auto id = insert(std::move(*in));
-        return id ? *id : no_inst;
+        auto v = put(std::move(*in));
+        return v ? std::move(*v) : failed_inst();
       }
     }
   }
 
  private:
-  Program* p_;
-  Where where_;
+  [[nodiscard]] InstSink* sink() noexcept { return own_ ? static_cast<InstSink*>(&*own_) : ext_; }
+
+  void check_target() {
+    if (const auto t = sink()->program_target(); t && *t != T)
+      err_ = make_diag(DiagCode::usage, "a " + std::string(to_string(T)) + " builder cannot insert into a " +
+                                            std::string(to_string(*t)) + " program");
+  }
+
+  /// Hands `in` to the sink, if any; a refusal puts the builder in its failed state.
+  Expected<Inst> put(Inst in) {
+    InstSink* s = sink();
+    if (!s) return in;
+    Inst kept = in;
+    auto id = s->take(std::move(in));
+    if (!id) {
+      err_ = id.error();
+      return unexpected(std::move(id).error());
+    }
+    kept.id = *id;
+    return kept;
+  }
+
+  std::optional<ProgramSink> own_;  // the sink made from a Program&
+  InstSink* ext_ = nullptr;         // a sink given by the caller
   std::optional<Diag> err_;
 };
 

@@ -15,6 +15,7 @@
 #include "asmevo/ir/detail/asm_template.hpp"
 #include "asmevo/ir/detail/line_parser.hpp"
 #include "asmevo/ir/detail/operand_check.hpp"
+#include "asmevo/ir/gen/form_traits.hpp"
 #include "asmevo/ir/gen/isa_tables.hpp"
 #include "asmevo/ir/program.hpp"
 #include "asmevo/ir/waitcnt.hpp"
@@ -444,11 +445,11 @@ struct Attempt {
 /// Counts distinct scalar values a VALU instruction reads over the constant bus (SGPRs, special
 /// registers, literals, implicit VCC). gfx9 allows one (AMDGPUAsmParser::getConstantBusLimit: 1 before
 /// GFX10); v_readlane/v_writelane are exempt for their lane select (SIInstrInfo::verifyInstruction).
-[[nodiscard]] inline bool violates_constant_bus(const isa::FormInfo& f, const Inst& in, std::string_view mnemonic) {
+[[nodiscard]] inline bool violates_constant_bus(const isa::FormInfo& f, const Inst& in) {
   using F = isa::Format;
   if (f.format != F::VOP1 && f.format != F::VOP2 && f.format != F::VOPC && f.format != F::VOP3 && f.format != F::VOP3P)
     return false;
-  if (mnemonic == "v_readlane_b32" || mnemonic == "v_writelane_b32") return false;
+  if (isa::form_traits(in.target, in.form) & isa::ftrait::const_bus_exempt) return false;
   const auto ops = isa::operands(f);
   std::vector<std::pair<int, std::uint16_t>> regs;  // (file, index) of scalar sources
   std::vector<std::string> lits;
@@ -564,14 +565,14 @@ struct Attempt {
     const Operand* c = find("src2");
     // llvm-mc-22 does not apply the rule to gfx950's f8f6f4 MFMAs (checked: `v_mfma_f32_32x32x64_f8f6f4 a[0:15],
     // v[0:7], v[0:7], a[2:17]` assembles).
-    const bool f8f6f4 = f.mnemonic.find("f8f6f4") != std::string_view::npos;
+    const bool f8f6f4 = (isa::form_traits(t, in.form) & isa::ftrait::mfma_f8f6f4) != 0;
     if (d && c && !f8f6f4 && d->is_reg() && c->is_reg() && d->reg.dwords > 4 && d->reg.file == c->reg.file && !(d->reg == c->reg)) {
       const bool overlap = d->reg.index <= c->reg.last() && c->reg.index <= d->reg.last();
       if (overlap) return "source 2 operand must not partially overlap with dst";
     }
     // gfx950 f8f6f4 MFMAs: cbsz/blgp select the A/B formats, which fix the operand tuple sizes: fp8/bf8 = 8
     // dwords (0, 1), fp6/bf6 = 6 (2, 3), fp4 = 4 (4) (validateMFMA: "wrong register tuple size for cbsz value").
-    if (f.mnemonic.find("f8f6f4") != std::string_view::npos) {
+    if (f8f6f4) {
       // Reserved format codes 5..7 take the fp8 size in llvm-mc-22.
       auto dwords_for = [](std::int64_t fmt) { return fmt <= 1 || fmt >= 5 ? 8u : fmt <= 3 ? 6u : 4u; };
       const Operand* a = find("src0");
@@ -695,7 +696,7 @@ struct Attempt {
     at.score += 1;
     return at;
   }
-  if (violates_constant_bus(f, at.inst, f.mnemonic)) {
+  if (violates_constant_bus(f, at.inst)) {
     at.why = "invalid operand (violates constant bus restrictions: gfx9 VALU reads at most one SGPR or literal)";
     at.score += 1;
     return at;

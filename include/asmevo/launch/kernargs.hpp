@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "asmevo/codeobject/metadata.hpp"
-#include "asmevo/launch/launch_spec.hpp"
+#include "asmevo/launch/detail/problems.hpp"
+#include "asmevo/launch/dtype.hpp"
+#include "asmevo/launch/spec_types.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/linkage.hpp"
 

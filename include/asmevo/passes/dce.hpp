@@ -59,7 +59,7 @@ struct Dce {
 
   [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
     PassStats st;
-    Program& p = r.program();
+    const Program& p = r.program();
     for (int round = 0; round < 64; ++round) {
       std::vector<InstId> dead;
       {

@@ -12,6 +12,8 @@
 #include <string>
 
 #include "asmevo/analysis/hazard_check.hpp"
+#include "asmevo/ir/op.hpp"
+#include "asmevo/ir/op_builder.hpp"
 #include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
@@ -26,7 +28,7 @@ struct HazardFix {
 
   [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
     PassStats st;
-    Program& p = r.program();
+    const Program& p = r.program();
     std::set<detail::FindingKey> stuck;
     for (int guard = 0; guard < 4096; ++guard) {
       const auto now = detail::hazard_keys(p, c, true);
@@ -49,14 +51,13 @@ struct HazardFix {
         if (idx < 0) break;
         // The s_nop directly before `at` (same block), if any, and whether it has room left.
         const Item* prev = idx > 0 ? &p.items[static_cast<std::size_t>(idx) - 1] : nullptr;
-        Expected<void> e;
-        if (prev && prev->kind == Item::Kind::inst && detail::is_nop(prev->inst) &&
-            analysis::hazard_wait_states(prev->inst, p.target) < 16) {
-          const unsigned n = analysis::hazard_wait_states(prev->inst, p.target);  // s_nop n-1 -> s_nop n
-          e = r.replace(prev->inst.id, {detail::make_nop(p.target, n)}, "hazard-fix");
-        } else {
-          e = r.insert_before(at, {detail::make_nop(p.target, 0)}, "hazard-fix");
-        }
+        const bool grow = prev && prev->kind == Item::Kind::inst && detail::is_nop(prev->inst) &&
+                          analysis::hazard_wait_states(prev->inst, p.target) < 16;
+        // s_nop n-1 -> s_nop n, or a new s_nop 0.
+        auto nop = build_inst<op::s_nop>(p.target, grow ? analysis::hazard_wait_states(prev->inst, p.target) : 0u);
+        if (!nop) return unexpected(std::move(nop).error());
+        auto e = grow ? r.replace(prev->inst.id, {std::move(*nop)}, "hazard-fix")
+                      : r.insert_before(at, {std::move(*nop)}, "hazard-fix");
         if (!e) return unexpected(std::move(e).error());
         cleared = !detail::hazard_keys(p, c, true).count(key);
       }

@@ -3,7 +3,7 @@
 //  - global_load_dword{,x2,x3} + global_load_dword{,x2,x3} -> global_load_dword{x2,x3,x4}, and the same for
 //    global_store_*: same address operands and cache-policy bits, the second's offset right after the first's bytes,
 //    destinations (or store data) in consecutive registers, the merged tuple starting at an even register on gfx90a+
-//    (the AV_*_Align2 classes; the parser checks it). Global memory needs dword alignment only for multi-dword
+//    (the AV_*_Align2 classes; the typed builders' operand check refuses an odd start). Global memory needs dword alignment only for multi-dword
 //    accesses under the unaligned access mode ROCm sets (SH_MEM_CONFIG.alignment_mode), and the two accesses already
 //    were dword-aligned, so the merged one touches exactly the same bytes.
 //  - ds_read_b32 + ds_read_b32 -> ds_read2_b32 (destinations v[d], v[d+1]), ds_write_b32 + ds_write_b32 ->
@@ -28,6 +28,7 @@
 #include "asmevo/analysis/detail/reg_units.hpp"
 #include "asmevo/analysis/waitcnt_check.hpp"
 #include "asmevo/ir/op.hpp"
+#include "asmevo/ir/op_builder.hpp"
 #include "asmevo/passes/nop_min.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
@@ -55,30 +56,15 @@ namespace detail {
   return true;
 }
 
-[[nodiscard]] inline std::string vreg_text(unsigned first, unsigned n) {
-  return n == 1 ? "v" + std::to_string(first) : "v[" + std::to_string(first) + ":" + std::to_string(first + n - 1) + "]";
-}
-
-/// `text` with the operand at position `which` (0-based, comma separated, after the mnemonic) replaced and the
-/// mnemonic changed.
-[[nodiscard]] inline std::string rewrite_text(const std::string& text, std::string_view mnemonic, unsigned which,
-                                              const std::string& operand) {
-  const auto sp = text.find(' ');
-  std::string rest = text.substr(sp + 1);
-  std::size_t b = 0;
-  for (unsigned k = 0; k < which; ++k) b = rest.find(',', b) + 2;  // ", "
-  std::size_t e = rest.find(',', b);
-  if (e == std::string::npos) e = rest.find(' ', b);
-  return std::string(mnemonic) + " " + rest.substr(0, b) + operand + (e == std::string::npos ? "" : rest.substr(e));
-}
-
 /// A global_load_dword{,x2,x3,x4} or global_store_dword{,x2,x3,x4}: dwords to or from VGPRs (not the LDS DMA
 /// global_load_lds_* loads, which have no destination register). Its `count` is the number of dwords.
 [[nodiscard]] inline bool global_dwords(const OpInfo& i) {
   return one_of(i.base, BaseOp::global_load, BaseOp::global_store) && i.type == DataType::b32 && !i.has(opflag::lds);
 }
 
-/// The merged instruction for the pair (a first in program order, b second), or nullopt.
+/// The merged instruction for the pair (a first in program order, b second), or nullopt. Built as the typed builders
+/// build (asmevo/ir/op_builder.hpp): the wide global op, picked at run time with find_op, from the lower access's
+/// address, offset and cache-policy operands; ds_read2_b32 / ds_write2_b32 from typed arguments.
 [[nodiscard]] inline std::optional<Inst> widened(const Inst& a, const Inst& b, Target t) {
   const Opcode op_a = op_of(t, a.form), op_b = op_of(t, b.form);
   const OpInfo &ia = op_info(op_a), &ib = op_info(op_b);
@@ -93,6 +79,7 @@ namespace detail {
     if (o->kind != Operand::Kind::imm) return std::nullopt;
     return o->imm;
   };
+  auto built = [](Expected<Inst> in) { return in ? std::optional<Inst>(std::move(*in)) : std::nullopt; };
   if (fmt == isa::Format::GLOBAL && global_dwords(ia)) {
     const bool load = ia.base == BaseOp::global_load;
     // Both loads or both stores, at most 4 dwords together (a dwordx4 never merges).
@@ -120,9 +107,21 @@ namespace detail {
     want.mem_bytes = static_cast<std::uint8_t>(4 * n);
     const Opcode wide = find_op(want);
     if (wide == Opcode::invalid) return std::nullopt;
-    auto in = parse_inst(rewrite_text(print_inst(*lo), op_name(wide), load ? 0 : 1, vreg_text(first, n)), t);
-    if (!in) return std::nullopt;
-    return *in;
+    // Its arguments: lo's, with the merged data tuple (`global_load_dwordx3 v[4:6], v[2:3], s[0:1] offset:16 sc0`).
+    using Arg = asmevo::detail::RtArg;
+    const Operand* vaddr = op_named(*lo, "vaddr");
+    const Operand* saddr = op_named(*lo, "saddr");
+    const Operand* offset = op_named(*lo, "offset");
+    const Operand* cpol = op_named(*lo, "cpol");
+    if (!vaddr || !vaddr->is_reg() || (saddr && saddr->present() && !saddr->is_reg())) return std::nullopt;
+    const Arg wide_data = Arg::of(Reg{RegFile::vgpr, static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(n)});
+    std::vector<Arg> args{load ? wide_data : Arg::of(vaddr->reg), load ? Arg::of(vaddr->reg) : wide_data,
+                          saddr && saddr->present() ? Arg::of(saddr->reg) : Arg::off()};
+    if (offset && offset->kind == Operand::Kind::imm) args.push_back(Arg::modifier("offset", offset->imm));
+    if (cpol && cpol->kind == Operand::Kind::imm)
+      for (const auto& w : asmevo::detail::cpol_words(t, /*smem=*/false))
+        if (cpol->imm & w.bit) args.push_back(Arg::modifier(w.word));
+    return built(build_inst(t, wide, args));
   }
   if (fmt == isa::Format::DS && op_a == op_b && one_of(op_a, op::ds_read_b32, op::ds_write_b32)) {
     if (!same_but(a, b, {"vdst", "data0", "offset"})) return std::nullopt;
@@ -132,21 +131,17 @@ namespace detail {
     if (!oa || !ob || *oa % 4 || *ob % 4 || *oa / 4 > 255 || *ob / 4 > 255 || *oa == *ob) return std::nullopt;
     const auto addr = op_named(a, "addr");
     if (!addr || !addr->is_reg()) return std::nullopt;
-    const std::string off = " offset0:" + std::to_string(*oa / 4) + " offset1:" + std::to_string(*ob / 4);
-    std::string text;
+    const auto off0 = mods::offset0(*oa / 4);
+    const auto off1 = mods::offset1(*ob / 4);
     if (op_a == op::ds_read_b32) {
       const auto ra = reg(op_named(a, "vdst")), rb = reg(op_named(b, "vdst"));
       if (!ra || !rb || rb->index != ra->index + 1) return std::nullopt;
-      text = "ds_read2_b32 " + vreg_text(ra->index, 2) + ", " + vreg_text(addr->reg.index, 1) + off;
-    } else {
-      const auto ra = reg(op_named(a, "data0")), rb = reg(op_named(b, "data0"));
-      if (!ra || !rb) return std::nullopt;
-      text = "ds_write2_b32 " + vreg_text(addr->reg.index, 1) + ", " + vreg_text(ra->index, 1) + ", " +
-             vreg_text(rb->index, 1) + off;
+      const Reg pair{RegFile::vgpr, ra->index, 2};
+      return built(build_inst<op::ds_read2_b32>(t, pair, addr->reg, off0, off1));
     }
-    auto in = parse_inst(text, t);
-    if (!in) return std::nullopt;
-    return *in;
+    const auto ra = reg(op_named(a, "data0")), rb = reg(op_named(b, "data0"));
+    if (!ra || !rb) return std::nullopt;
+    return built(build_inst<op::ds_write2_b32>(t, addr->reg, *ra, *rb, off0, off1));
   }
   return std::nullopt;
 }
@@ -214,7 +209,7 @@ struct LoadWiden {
 
   [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
     PassStats st;
-    Program& p = r.program();
+    const Program& p = r.program();
     std::size_t refused = 0;
     std::set<std::pair<std::uint32_t, std::uint32_t>> tried;  // (first, second) pairs already attempted
     for (bool progress = true; progress;) {

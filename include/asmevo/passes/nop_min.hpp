@@ -16,6 +16,7 @@
 #include "asmevo/analysis/cfg.hpp"
 #include "asmevo/analysis/hazard_check.hpp"
 #include "asmevo/ir/op.hpp"
+#include "asmevo/ir/op_builder.hpp"
 #include "asmevo/passes/findings.hpp"
 #include "asmevo/passes/pass.hpp"
 #include "asmevo/passes/waitcnt_min.hpp"
@@ -25,12 +26,6 @@ namespace asmevo::passes {
 namespace detail {
 
 [[nodiscard]] inline bool is_nop(const Inst& in) { return op_of(in) == op::s_nop; }
-
-/// An `s_nop n` for target `t`.
-[[nodiscard]] inline Inst make_nop(Target t, unsigned n) {
-  auto in = parse_inst("s_nop " + std::to_string(n), t);
-  return in ? *in : Inst{};
-}
 
 }  // namespace detail
 
@@ -42,7 +37,7 @@ struct NopMin {
 
   [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
     PassStats st;
-    Program& p = r.program();
+    const Program& p = r.program();
     const auto base = detail::hazard_keys(p, c);
     std::vector<InstId> nops;
     {
@@ -62,7 +57,9 @@ struct NopMin {
       if (detail::no_new(base, detail::hazard_keys(p, c))) continue;
       r.undo(1);
       for (unsigned n = 0; n + 1 < have; ++n) {
-        if (auto e = r.replace(id, {detail::make_nop(p.target, n)}, "nop-min"); !e) return unexpected(std::move(e).error());
+        auto nop = build_inst<op::s_nop>(p.target, n);
+        if (!nop) return unexpected(std::move(nop).error());
+        if (auto e = r.replace(id, {std::move(*nop)}, "nop-min"); !e) return unexpected(std::move(e).error());
         if (detail::no_new(base, detail::hazard_keys(p, c))) break;
         r.undo(1);
       }

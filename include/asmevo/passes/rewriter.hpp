@@ -144,9 +144,10 @@ class Rewriter {
       if (it.kind == Item::Kind::label) labels_.insert(it.name);
   }
 
-  [[nodiscard]] Program& program() noexcept { return *p_; }
+  /// The program as edited so far. Read-only: every change goes through the methods below, so that it is logged.
   [[nodiscard]] const Program& program() const noexcept { return *p_; }
-  /// The edits applied so far (undone ones removed), in order: an edit script that replays them.
+  /// The edits applied so far (undone ones removed), in order: an edit script that replays them. Each logged
+  /// instruction carries the id the edit gave it.
   [[nodiscard]] const std::vector<Edit>& log() const noexcept { return log_; }
 
   /// Program::items index of instruction `id`, or -1.
@@ -418,8 +419,7 @@ class Rewriter {
       if (dead)
         return unexpected(refuse(e, e.at, "region entry " + std::to_string(k) + " follows an instruction control never "
                                           "falls out of, with no label in between: no path reaches it"));
-      Inst in = it.inst;
-      in.target = p_->target;
+      const Inst& in = it.inst;  // check_well_formed refuses an instruction built for another target
       if (auto why = check_well_formed(in, p_->target); !why.empty())
         return unexpected(refuse(e, e.at, "region entry " + std::to_string(k) + " is not well-formed: " + why));
       if (auto l = detail::branch_label(in); l && !labels_.count(*l) && !fresh.count(*l))
@@ -489,8 +489,7 @@ class Rewriter {
                                    "insert before the instruction instead"));
         for (std::size_t k = 0; k < e.insts.size(); ++k) {
           Inst in = e.insts[k];
-          in.target = p_->target;
-          if (auto r = check_new(e, in, false); !r) return r;
+          if (auto r = check_new(e, in, false); !r) return r;  // refuses one built for another target
           in.id = p_->fresh_id();
           e.insts[k].id = in.id;
           Item it;
@@ -502,20 +501,18 @@ class Rewriter {
       }
       case O::replace: {
         if (e.insts.empty()) return unexpected(refuse(e, e.at, "a replacement needs at least one instruction", "use delete"));
+        // Well-formed first: same_control reads the new instruction's form.
+        for (std::size_t k = 0; k < e.insts.size(); ++k) {
+          if (auto r = check_new(e, e.insts[k], cur_ends); !r) return r;  // refuses one built for another target
+        }
         if (cur_ends && (e.insts.size() != 1 || !detail::same_control(cur, e.insts[0])))
           return unexpected(refuse(e, e.at, "a branch or terminator can only be replaced by one instruction of the same kind",
                                    "conditional for conditional, unconditional for unconditional, s_endpgm for s_endpgm"));
         const InstId keep = cur.id;
         Item old = p_->items[*at];
-        for (std::size_t k = 0; k < e.insts.size(); ++k) {
-          Inst in = e.insts[k];
-          in.target = p_->target;
-          if (auto r = check_new(e, in, cur_ends); !r) return r;
-        }
         take(*at, j);
         for (std::size_t k = 0; k < e.insts.size(); ++k) {
           Inst in = e.insts[k];
-          in.target = p_->target;
           in.id = k == 0 ? keep : p_->fresh_id();
           if (k == 0 && in.comment.empty()) in.comment = old.inst.comment;
           e.insts[k].id = in.id;

@@ -312,7 +312,7 @@ struct Schedule {
     auto window = c.uint_arg("window", 256);
     if (!window) return unexpected(std::move(window).error());
     if (*window == 0) return fail(DiagCode::usage, "argument 'window' must be at least 1 (instructions per region)");
-    Program& p = r.program();
+    const Program& p = r.program();
     std::vector<std::uint32_t> entries;
     std::vector<sd::Region> regions;
     {

@@ -63,7 +63,7 @@ struct VgprCompact {
   [[nodiscard]] Expected<PassStats> run(Rewriter& r, const PassContext& c) const {
     PassStats st;
     st.shrinks_resources = true;
-    Program& p = r.program();
+    const Program& p = r.program();
     const analysis::Cfg g = analysis::build_cfg(p);
     auto entries = kernel_entries(p, g, c);
     if (!entries) return unexpected(std::move(entries).error());

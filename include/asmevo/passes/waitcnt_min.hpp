@@ -159,7 +159,7 @@ struct WaitcntMin {
 
  private:
   static Expected<bool> one_round(Rewriter& r, const PassContext& c, PassStats& st) {
-    Program& p = r.program();
+    const Program& p = r.program();
     const Target t = p.target;
     bool changed = false;
     {

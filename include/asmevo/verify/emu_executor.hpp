@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "asmevo/emu/launch.hpp"
-#include "asmevo/launch/launch_spec.hpp"
+#include "asmevo/launch/spec_types.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/verify/executor.hpp"
 #include "asmevo/verify/timed_emulation.hpp"

@@ -17,7 +17,8 @@
 #include "asmevo/codeobject/elf.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/ir/program.hpp"
-#include "asmevo/launch/launch_spec.hpp"
+#include "asmevo/launch/buffer_init.hpp"
+#include "asmevo/launch/spec_types.hpp"
 #include "asmevo/support/diag.hpp"
 
 namespace asmevo::emu {
@@ -48,7 +49,7 @@ enum class ScheduleKind : std::uint8_t {
 
 /// What to run: one input draw of a launch.
 struct RunRequest {
-  std::uint32_t trial = 0;         ///< random buffer inits use seed + trial (launch_spec.hpp materialize)
+  std::uint32_t trial = 0;         ///< random buffer inits use seed + trial (launch/buffer_init.hpp materialize)
   std::uint64_t schedule_seed = 1; ///< emulator: wave interleaving and completion order; a device ignores it
   /// Registers to record at chosen instructions (the state check); an executor that cannot observe registers (a
   /// device) ignores it and leaves RunOutcome::watched empty.

@@ -21,7 +21,7 @@
 #include "asmevo/codeobject/metadata.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/launch/kernargs.hpp"
-#include "asmevo/launch/launch_spec.hpp"
+#include "asmevo/launch/spec_types.hpp"
 #include "asmevo/support/diag.hpp"
 
 namespace asmevo::verify {

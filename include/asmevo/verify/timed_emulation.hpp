@@ -10,7 +10,7 @@
 #include "asmevo/codeobject/elf.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/emu/launch.hpp"
-#include "asmevo/launch/launch_spec.hpp"
+#include "asmevo/launch/spec_types.hpp"
 #include "asmevo/model/params.hpp"
 #include "asmevo/model/timing.hpp"
 #include "asmevo/support/diag.hpp"

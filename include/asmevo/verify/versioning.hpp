@@ -46,7 +46,8 @@
 #include "asmevo/ir/printer.hpp"
 #include "asmevo/ir/waitcnt.hpp"
 #include "asmevo/launch/kernargs.hpp"
-#include "asmevo/launch/launch_spec.hpp"
+#include "asmevo/launch/dtype.hpp"
+#include "asmevo/launch/spec_types.hpp"
 #include "asmevo/support/linkage.hpp"
 #include "asmevo/verify/launch_facts.hpp"
 

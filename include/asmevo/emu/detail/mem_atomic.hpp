@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "asmevo/emu/fp.hpp"
+#include "asmevo/emu/fp_valu.hpp"
 
 namespace asmevo::emu::detail {
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <type_traits>
 
-#include "asmevo/emu/fp.hpp"
+#include "asmevo/emu/fp_valu.hpp"
 #include "asmevo/emu/machine.hpp"
 
 namespace asmevo::emu::detail::valu {

@@ -12,6 +12,8 @@
 #include <limits>
 
 #include "asmevo/emu/detail/valu_core.hpp"
+#include "asmevo/emu/fp_convert.hpp"
+#include "asmevo/emu/fp_valu.hpp"
 
 namespace asmevo::emu::detail::valu::ops {
 

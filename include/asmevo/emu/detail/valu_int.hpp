@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "asmevo/emu/detail/valu_core.hpp"
+#include "asmevo/emu/int_ops.hpp"
 
 namespace asmevo::emu::detail::valu::ops {
 

@@ -9,6 +9,7 @@
 #include "asmevo/emu/detail/valu_core.hpp"
 #include "asmevo/emu/detail/valu_float.hpp"
 #include "asmevo/emu/detail/valu_int.hpp"
+#include "asmevo/emu/fp_valu.hpp"
 
 namespace asmevo::emu::detail::valu {
 

@@ -134,11 +134,24 @@ enum class Rule : std::uint8_t {
   return Rule::ok;
 }
 
-/// Cache-policy bit of a keyword, as parser.hpp's cpol_bit (LLVM CPol: GLC=1, SLC=2, SCC=16; gfx940+ vector
-/// memory spells them sc0, nt, sc1). 0 if the keyword is not a cache-policy bit on the target.
+/// A cache-policy keyword and the CPol bit it sets.
+struct CpolWord {
+  std::string_view word;
+  int bit;
+};
+
+/// The cache-policy keywords of a target (LLVM CPol: GLC=1, SLC=2, SCC=16; gfx940+ vector memory spells them sc0,
+/// nt, sc1), for spelling a cpol operand's bits as the modifiers a builder takes.
+[[nodiscard]] constexpr std::array<CpolWord, 3> cpol_words(Target t, bool smem) noexcept {
+  if (t != Target::gfx90a && !smem) return {{{"sc0", 1}, {"nt", 2}, {"sc1", 16}}};
+  return {{{"glc", 1}, {"slc", 2}, {"scc", 16}}};
+}
+
+/// Cache-policy bit of a keyword, as parser.hpp's cpol_bit. 0 if the keyword is not a cache-policy bit on the target.
 [[nodiscard]] constexpr int cpol_bit_ce(Target t, std::string_view w, bool smem) noexcept {
-  if (t != Target::gfx90a && !smem) return w == "sc0" ? 1 : w == "nt" ? 2 : w == "sc1" ? 16 : 0;
-  return w == "glc" ? 1 : w == "slc" ? 2 : w == "scc" ? 16 : 0;
+  for (const CpolWord& c : cpol_words(t, smem))
+    if (c.word == w) return c.bit;
+  return 0;
 }
 
 /// One positional element of a form's syntax: an operand slot, or a literal word (`off`, `vcc`).

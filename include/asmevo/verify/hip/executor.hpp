@@ -32,8 +32,9 @@
 #include <vector>
 
 #include "asmevo/codeobject/metadata.hpp"
+#include "asmevo/launch/buffer_init.hpp"
 #include "asmevo/launch/kernargs.hpp"
-#include "asmevo/launch/launch_spec.hpp"
+#include "asmevo/launch/spec_types.hpp"
 #include "asmevo/support/diag.hpp"
 #include "asmevo/verify/executor.hpp"
 
