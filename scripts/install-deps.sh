@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config python3
+  build-essential cmake ninja-build pkg-config python3 python3-pytest parallel
   llvm-22 llvm-22-dev llvm-22-tools lld-22 clang-22 libclang-rt-22-dev
   libamdhip64-dev
   libboost-dev nlohmann-json3-dev libcurl4-openssl-dev

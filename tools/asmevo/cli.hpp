@@ -1,6 +1,7 @@
-// Shared pieces of the asmevo CLI's verbs: argument parsing, error reporting, JSON text helpers.
+// Shared pieces of the asmevo CLI's verbs: argument parsing, error reporting, JSON text helpers, tables.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -102,6 +103,21 @@ inline std::string json_escape(std::string_view s) {
     }
   }
   return r;
+}
+
+/// Rows as a table: every column but the last padded to its widest cell, columns two spaces apart.
+inline void print_table(std::ostream& os, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows) {
+    width.resize(std::max(width.size(), r.size()));
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  }
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < r.size(); ++c) line += c + 1 < r.size() ? r[c] + std::string(width[c] + 2 - r[c].size(), ' ') : r[c];
+    line.erase(line.find_last_not_of(' ') + 1);  // an empty last cell leaves no padding behind
+    os << line << "\n";
+  }
 }
 
 /// Bytes as a JSON array of numbers.

@@ -71,6 +71,25 @@ verbs:
                                                     by static checks and differential verification, then
                                                     timed (modeled cycles on emu); exit 0 with K1 written,
                                                     1 when nothing verified was faster
+  optimize-dir DIR -o OUT [--executor emu|hip] [--jobs N] [--budget N] [--seed S] [--time SEC] [--shard I/N]
+               [--resume] [--json]
+                                                    optimize every kernel of a capture folder (each
+                                                    DIR/<HASH>/<kernel>.hsaco against all of its
+                                                    <kernel>.launch.json), up to --jobs at once (default: the
+                                                    cores; 1 with --executor hip), each an `optimize` child
+                                                    (--jobs 1, the same --seed); improved kernels go to
+                                                    OUT/override/<HASH>/ laid out as Triton's dump (for
+                                                    TRITON_OVERRIDE_DIR), logs and results to OUT/work; a rerun
+                                                    resumes (--resume or not) and skips finished kernels; --shard
+                                                    I/N takes the kernels whose index is I mod N; --time makes
+                                                    results depend on the machine; exit 0 when a kernel improved,
+                                                    1 when none did, 2 when one failed
+  optimize-dir --merge OUT1 OUT2 ... -o OUT [--json]   join shards' outputs into a new OUT (a kernel with
+                                                    different K1 bytes in two of them is an error)
+  triton list DIR [--json]                          the kernels of a Triton cache (TRITON_CACHE_DIR) or dump
+                                                    (TRITON_DUMP_DIR) folder: target, warp size, num_warps, shared
+                                                    memory, signature, Triton version, .hsaco; a kernel that cannot be
+                                                    read is named on stderr (exit 2) and the others still listed
   help                                              this text
 
 TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
@@ -239,6 +258,8 @@ int run(int argc, char** argv) {
   if (verb == "passes") return cmd_passes(argc, argv);
   if (verb == "apply") return cmd_apply(argc, argv);
   if (verb == "optimize") return cmd_optimize(argc, argv);
+  if (verb == "optimize-dir") return cmd_optimize_dir(argc, argv);
+  if (verb == "triton") return cmd_triton(argc, argv);
   return usage_error("unknown verb '" + std::string(verb) + "'");
 }
 

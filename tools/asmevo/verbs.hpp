@@ -83,4 +83,10 @@ int cmd_passes(int argc, char** argv);
 int cmd_apply(int argc, char** argv);
 int cmd_optimize(int argc, char** argv);
 
+// Many kernels of a Triton capture folder, one `optimize` child each (optimize_dir_verbs.cpp).
+int cmd_optimize_dir(int argc, char** argv);
+
+// Triton's cache and dump folders (triton_verbs.cpp).
+int cmd_triton(int argc, char** argv);
+
 }  // namespace asmevo::cli

@@ -1,0 +1,593 @@
+// `asmevo optimize-dir`: `asmevo optimize` over every kernel of a capture folder (what `python -m asmevo_triton
+// capture` writes: DIR/<HASH>/<kernel>.hsaco beside <kernel>.launch.json, an array of the captured launches, and
+// Triton's stage files), one child process per kernel, and the improved kernels written as a Triton override tree
+// (OUT/override/<HASH>/, the dump's hash folders and file names); `--merge` joins the outputs of several shards.
+//
+// OUT/work/<HASH>/<kernel>/ holds each kernel's search: its log (log/log.jsonl, so a killed run resumes where the
+// search stopped), K1, the child's output (optimize.json, optimize.stderr), and result.json, written last and
+// atomically when the kernel is done; a rerun skips every kernel that has one. A kernel's result depends only on K0,
+// its launch file and the search's flags (the same --seed for every kernel, --jobs 1 in each child, no wall-clock
+// limit unless --time), so a run split into shards and merged gives the bytes a single run gives.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "asmevo/codeobject/module.hpp"
+#include "asmevo/support/file.hpp"
+#include "asmevo/verify/code_object.hpp"
+#include "cli.hpp"
+#include "verbs.hpp"
+
+extern char** environ;  // NOLINT: POSIX declares it for posix_spawn's callers
+
+namespace asmevo::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view launch_suffix = ".launch.json";
+constexpr std::string_view summary_format = "asmevo-optimize-dir";
+
+/// One kernel of the capture folder.
+struct Capture {
+  std::string hash, kernel;
+  fs::path folder;             ///< DIR/<HASH>
+  std::size_t launches = 0;    ///< shapes in its launch file (0 when it does not parse: the child says why)
+  [[nodiscard]] fs::path hsaco() const { return folder / (kernel + ".hsaco"); }
+  [[nodiscard]] fs::path launch() const { return folder / (kernel + std::string(launch_suffix)); }
+};
+
+/// The search's flags, validated, as they are passed on to every child.
+struct Flags {
+  std::string executor = "emu";
+  std::vector<std::string> forwarded;  ///< --budget, --seed, --time as given
+};
+
+/// `p` made absolute and resolved (`..`, symbolic links of the part that exists), without a trailing separator.
+fs::path resolved(const fs::path& p) {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  if (ec) r = fs::absolute(p).lexically_normal();
+  if (!r.has_filename() && r.has_parent_path() && r != r.root_path()) r = r.parent_path();
+  return r;
+}
+
+/// True when `inner` is `outer` or lies under it.
+bool within(const fs::path& inner, const fs::path& outer) {
+  const fs::path i = resolved(inner), o = resolved(outer);
+  return std::mismatch(o.begin(), o.end(), i.begin(), i.end()).first == o.end();
+}
+
+/// Every `<HASH>/<kernel>.launch.json` of `dir` with `<kernel>.hsaco` beside it, sorted by (hash, kernel). A launch
+/// file without its code object (the capture ran the kernel on another backend, without --amd-target) is left out
+/// with a line in `notes`; a hash folder that cannot be listed goes to `problems`. Error: `dir` cannot be read.
+Expected<std::vector<Capture>> find_captures(const fs::path& dir, std::vector<std::string>& notes, std::vector<Diag>& problems) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return fail(DiagCode::io_error, "no capture folder '" + dir.string() + "'" + (ec ? ": " + ec.message() : std::string()),
+                Loc{dir.string()});
+  std::vector<Capture> out;
+  for (fs::directory_iterator h(dir, ec), end; !ec && h != end; h.increment(ec)) {
+    std::error_code le, ce;
+    if (!h->is_directory(ce)) continue;
+    for (fs::directory_iterator f(h->path(), le), fend; !le && f != fend; f.increment(le)) {
+      const std::string name = f->path().filename().string();
+      if (!name.ends_with(launch_suffix) || name.size() == launch_suffix.size()) continue;
+      Capture c{h->path().filename().string(), name.substr(0, name.size() - launch_suffix.size()), h->path(), 0};
+      if (!fs::is_regular_file(c.hsaco(), ce)) {
+        notes.push_back(f->path().string() + ": no " + c.kernel + ".hsaco beside it (captured without an AMD code object): left out");
+        continue;
+      }
+      if (auto text = read_file(c.launch())) {
+        const auto j = nlohmann::json::parse(*text, nullptr, false);
+        c.launches = j.is_array() ? j.size() : j.is_object() ? 1 : 0;
+      }
+      out.push_back(std::move(c));
+    }
+    if (le) problems.push_back(make_diag(DiagCode::io_error, "cannot list the folder: " + le.message(), Loc{h->path().string()}));
+  }
+  if (ec) return fail(DiagCode::io_error, "cannot list '" + dir.string() + "': " + ec.message(), Loc{dir.string()});
+  std::sort(out.begin(), out.end(), [](const Capture& x, const Capture& y) { return std::tie(x.hash, x.kernel) < std::tie(y.hash, y.kernel); });
+  return out;
+}
+
+/// The last line of `text` that is not blank and, when `needle` is given, holds it ("" when there is none).
+std::string last_line(std::string_view text, std::string_view needle = {}) {
+  while (!text.empty()) {
+    const auto nl = text.find_last_of("\r\n");
+    const std::string_view line = nl == std::string_view::npos ? text : text.substr(nl + 1);
+    if (line.find_first_not_of(" \t") != std::string_view::npos && line.find(needle) != std::string_view::npos)
+      return std::string(line);
+    if (nl == std::string_view::npos) break;
+    text = text.substr(0, nl);
+  }
+  return {};
+}
+
+/// A result.json (or a summary row) with nothing known yet but the kernel.
+Json blank_result(const Capture& c, const std::string& executor) {
+  return Json{{"kernel", c.kernel},   {"hash", c.hash},         {"launches", c.launches}, {"executor", executor},
+              {"status", "failed"},   {"cost_before", nullptr}, {"cost_after", nullptr},  {"speedup", nullptr},
+              {"verified", false},    {"why_not", nullptr},     {"exit_code", nullptr},   {"stderr_last", nullptr},
+              {"override", nullptr}};
+}
+
+/// True when `r` has what the summary reads of a result.json this tool wrote.
+bool is_result(const Json& r) {
+  const auto has = [&](const char* key, auto is) { return r.contains(key) && is(r[key]); };
+  const auto str = [](const Json& v) { return v.is_string(); };
+  const auto num_or_null = [](const Json& v) { return v.is_number() || v.is_null(); };
+  return r.is_object() && has("kernel", str) && has("hash", str) && has("status", str) &&
+         has("launches", [](const Json& v) { return v.is_number_unsigned(); }) &&
+         has("verified", [](const Json& v) { return v.is_boolean(); }) &&
+         has("why_not", [](const Json& v) { return v.is_string() || v.is_null(); }) && has("cost_before", num_or_null) &&
+         has("cost_after", num_or_null) && has("speedup", num_or_null) && has("exit_code", num_or_null);
+}
+
+/// Reads what a child that exited with `code` left in `work` (its --json output and its stderr).
+Json result_of(const Capture& c, const std::string& executor, int code, const fs::path& work) {
+  Json r = blank_result(c, executor);
+  r["exit_code"] = code;
+  const auto err = read_file(work / "optimize.stderr");
+  const std::string_view err_text = err ? std::string_view(*err) : std::string_view();
+  r["stderr_last"] = last_line(err_text);
+  if (code != exit_ok && code != exit_negative) {
+    // The message, not the hint lines under it (Diag::str's first line says "error:").
+    std::string why = last_line(err_text, "error:");
+    r["why_not"] = "optimize failed (exit " + std::to_string(code) + "): " + (why.empty() ? r["stderr_last"].get<std::string>() : why);
+    return r;
+  }
+  auto text = read_file(work / "optimize.json");
+  const auto j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json(nlohmann::json::value_t::discarded);
+  const bool modeled = executor == "emu";
+  const char* before = modeled ? "modeled_cycles_before" : "measured_us_before";
+  const char* after = modeled ? "modeled_cycles_after" : "measured_us_after";
+  const auto number = [&](const char* key) { return j.contains(key) && j[key].is_number(); };
+  if (!j.is_object() || !number(before) || !number(after) || !number("speedup") || !j.contains("verified") || !j["verified"].is_boolean()) {
+    r["why_not"] = "optimize's --json output (" + (work / "optimize.json").string() + ") could not be read";
+    return r;
+  }
+  r["cost_before"] = j[before].get<double>();
+  r["cost_after"] = j[after].get<double>();
+  r["speedup"] = j["speedup"].get<double>();
+  r["verified"] = j["verified"].get<bool>();
+  r["status"] = code == exit_ok && r["verified"].get<bool>() ? "improved" : "unchanged";
+  if (r["status"] == "unchanged")
+    r["why_not"] = j.value("improved", false)
+                       ? "the best candidate did not verify again on fresh schedule seeds: " + j.value("reverify", std::string())
+                       : std::string("no verified candidate was faster than K0");
+  return r;
+}
+
+/// Writes the kernel's override folder (`dest` = OUT/override/<HASH>): K1, its disassembly (what `asmevo disasm`
+/// prints), and every other stage file `<kernel>.<ext>` of the capture's hash folder, so that the folder reads as
+/// Triton's dump of the kernel.
+Expected<void> write_override(const Capture& c, const fs::path& k1, const fs::path& dest) {
+  auto bytes = read_file(k1);
+  if (!bytes) return unexpected(std::move(bytes).error());
+  // Named as it sits in the override folder, which its disassembly's header names: the same bytes whichever OUT (or
+  // shard's OUT) the search ran in.
+  auto co = verify::code_object_from_bytes(std::vector<std::uint8_t>(bytes->begin(), bytes->end()), c.kernel + ".hsaco");
+  if (!co) {
+    Diag d = std::move(co).error();
+    d.loc.file = k1.string();
+    return unexpected(std::move(d));
+  }
+  std::error_code ec;
+  fs::create_directories(dest, ec);
+  if (ec) return fail(DiagCode::io_error, "cannot create the folder: " + ec.message(), Loc{dest.string()});
+  if (auto w = write_file_atomic(dest / (c.kernel + ".hsaco"), *bytes); !w) return w;
+  if (auto w = write_file_atomic(dest / (c.kernel + ".amdgcn"), codeobject::print_module(co->module)); !w) return w;
+  // The code object and its assembly are K1's; the capture's own files (launch, capture notes, data) are not stages.
+  for (fs::directory_iterator f(c.folder, ec), end; !ec && f != end; f.increment(ec)) {
+    const std::string name = f->path().filename().string();
+    const std::string ext = f->path().extension().string();
+    std::error_code fe;
+    if (!name.starts_with(c.kernel + ".") || !f->is_regular_file(fe) || ext == ".hsaco" || ext == ".amdgcn" || ext == ".json" ||
+        ext == ".bin")
+      continue;
+    auto text = read_file(f->path());
+    if (!text) return unexpected(std::move(text).error());
+    if (auto w = write_file_atomic(dest / name, *text); !w) return w;
+  }
+  if (ec) return fail(DiagCode::io_error, "cannot list the folder: " + ec.message(), Loc{c.folder.string()});
+  return {};
+}
+
+/// Starts `argv` with stdin from /dev/null and stdout, stderr into files.
+Expected<pid_t> spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return fail(DiagCode::io_error, "cannot start '" + argv[0] + " " + argv[1] + "': " + std::strerror(rc), Loc{err.string()});
+  return pid;
+}
+
+/// The signal that asked this process to stop (SIGINT, SIGTERM, SIGHUP), 0 while none has.
+volatile std::sig_atomic_t stop_signal = 0;
+void on_stop(int sig) { stop_signal = sig; }
+
+/// While alive, SIGINT, SIGTERM and SIGHUP interrupt waitpid and are passed on to the children (so that none is left
+/// writing its log when a rerun resumes it).
+struct StopSignals {
+  struct sigaction old[3]{};
+  static constexpr int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+  StopSignals() {
+    struct sigaction sa{};
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;  // no SA_RESTART: waitpid returns EINTR
+    for (int i = 0; i < 3; ++i) sigaction(sigs[i], &sa, &old[i]);
+  }
+  ~StopSignals() {
+    for (int i = 0; i < 3; ++i) sigaction(sigs[i], &old[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+};
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+/// One word on a finished kernel, for the progress line.
+std::string outcome_text(const Json& r) {
+  if (r["status"] == "improved") return fixed(r["speedup"].get<double>(), 3) + "x, verified";
+  if (r["status"] == "unchanged") return "no gain";
+  return "failed: " + (r["why_not"].is_string() ? r["why_not"].get<std::string>() : std::string("?"));
+}
+
+/// The progress line: rewritten in place on a terminal, one line per finished kernel otherwise.
+void progress(const Json& r, const std::string& what, std::size_t done, std::size_t total, std::size_t running, bool tty) {
+  const std::string line = "optimize-dir: [" + std::to_string(done) + "/" + std::to_string(total) + "] " +
+                           r["kernel"].get<std::string>() + " " + r["hash"].get<std::string>().substr(0, 8) + ": " + what;
+  if (tty) std::cerr << "\r" << line << (running ? " (" + std::to_string(running) + " running)" : std::string()) << "\x1b[K" << std::flush;
+  else std::cerr << line << "\n";
+}
+
+/// A result.json's row of the summary (what does not depend on the run: no stderr, no executor).
+Json summary_row(Json r) {
+  r.erase("executor");
+  r.erase("stderr_last");
+  return r;
+}
+
+/// summary.json: the rows (sorted by hash, then kernel) and their counts.
+Json summary_json(const Json& dir, const std::string& executor, const Json& shard, const std::vector<Json>& rows) {
+  Json s{{"format", summary_format}, {"version", 1}, {"dir", dir}, {"executor", executor}, {"modeled", executor == "emu"},
+         {"unit", executor == "emu" ? "modeled cycles" : "us (measured median)"}, {"shard", shard}};
+  std::size_t improved = 0, failed = 0;
+  Json ks = Json::array();
+  for (const auto& r : rows) {
+    improved += r["status"] == "improved";
+    failed += r["status"] == "failed";
+    ks.push_back(summary_row(r));
+  }
+  s["kernels"] = std::move(ks);
+  s["counts"] = {{"kernels", rows.size()}, {"improved", improved}, {"unchanged", rows.size() - improved - failed}, {"failed", failed}};
+  return s;
+}
+
+/// Prints the summary (the table, or its JSON) and returns the exit code it means: 2 when a kernel failed (3 when a
+/// child met an internal error), else 0 when one improved, else 1.
+int finish(const Json& summary, const fs::path& out, bool json, std::string_view scope) {
+  int rc = summary["counts"]["improved"].get<std::size_t>() ? exit_ok : exit_negative;
+  for (const auto& r : summary["kernels"])
+    if (r["status"] == "failed")
+      rc = std::max(rc == exit_negative ? exit_ok : rc, r["exit_code"] == exit_internal ? exit_internal : exit_bad_input);
+  if (json) {
+    std::cout << summary.dump(2) << "\n";
+    return rc;
+  }
+  const std::string unit = summary["unit"].get<std::string>();
+  const int digits = summary["modeled"].get<bool>() ? 0 : 2;
+  std::vector<std::vector<std::string>> rows{{"kernel", "hash", "launches", "K0 -> K1 (" + unit + ")", "speedup", "verified", "why not"}};
+  for (const auto& r : summary["kernels"]) {
+    const bool timed = r["cost_before"].is_number();
+    rows.push_back({r["kernel"].get<std::string>(), r["hash"].get<std::string>().substr(0, 8), std::to_string(r["launches"].get<std::size_t>()),
+                    timed ? fixed(r["cost_before"].get<double>(), digits) + " -> " + fixed(r["cost_after"].get<double>(), digits) : "-",
+                    timed ? fixed(r["speedup"].get<double>(), 3) + "x" : "-", r["verified"].get<bool>() ? "yes" : "no",
+                    r["why_not"].is_string() ? r["why_not"].get<std::string>() : ""});
+  }
+  print_table(std::cout, rows);
+  const auto& n = summary["counts"];
+  std::cout << "optimize-dir: " << n["kernels"] << " kernel(s)" << scope << ": " << n["improved"] << " improved, " << n["unchanged"]
+            << " unchanged, " << n["failed"] << " failed; override tree " << (out / "override").string() << ", summary "
+            << (out / "summary.json").string() << "\n";
+  return rc;
+}
+
+int merge(Args& a) {
+  for (const char* flag : {"--executor", "--jobs", "--budget", "--seed", "--time", "--shard", "--resume"})
+    if (a.opt.count(flag)) return usage_error(std::string("optimize-dir --merge takes only OUT folders, -o OUT and --json; not ") + flag);
+  if (a.pos.empty()) return usage_error("optimize-dir --merge needs the outputs to join: --merge OUT1 OUT2 ... -o OUT");
+  if (!a.opt.count("-o")) return usage_error("optimize-dir --merge needs -o OUT");
+  const fs::path out = a.opt["-o"];
+  for (const auto& in : a.pos)
+    if (resolved(in) == resolved(out)) return usage_error("-o '" + out.string() + "' is one of the outputs to merge");
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_empty(out, ec))
+    return usage_error("-o '" + out.string() + "' is not empty; --merge writes a new folder");
+
+  struct Entry {
+    Json result;
+    fs::path from;                 ///< the output it comes from
+    std::optional<std::string> k1; ///< its K1's bytes (none: not improved)
+  };
+  std::map<std::pair<std::string, std::string>, Entry> entries;  // by (hash, kernel): the summary's order
+  std::optional<std::pair<std::string, fs::path>> executor;  // the executor that timed the kernels, and who said so
+  std::optional<Json> dir;
+  for (const fs::path in : a.pos) {
+    const fs::path sp = in / "summary.json";
+    auto text = read_file(sp);
+    const auto s = text ? Json::parse(*text, nullptr, false) : Json(Json::value_t::discarded);
+    if (!s.is_object() || s.value("format", std::string()) != summary_format || !s.contains("executor") || !s["executor"].is_string())
+      return report(make_diag(DiagCode::usage, "not an optimize-dir output: no summary.json with \"format\": \"" + std::string(summary_format) + "\"",
+                              Loc{in.string()}));
+    const std::string ex = s["executor"].get<std::string>();
+    if (executor && executor->first != ex)
+      return report(make_diag(DiagCode::usage, "its kernels were timed by " + ex + " and those of " + executor->second.string() + " by " +
+                                                   executor->first + ": their costs cannot share one summary", Loc{in.string()}));
+    executor = {ex, in};
+    const Json sdir = s.contains("dir") ? s["dir"] : Json();
+    dir = dir && *dir != sdir ? Json() : sdir;
+    std::vector<fs::path> results;
+    for (fs::recursive_directory_iterator it(in / "work", ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename() == "result.json" && it.depth() == 2) results.push_back(it->path());
+    if (ec && fs::exists(in / "work")) return report(make_diag(DiagCode::io_error, "cannot list: " + ec.message(), Loc{(in / "work").string()}));
+    ec.clear();
+    for (const auto& rp : results) {
+      auto rt = read_file(rp);
+      if (!rt) return report(rt.error());
+      Json r = Json::parse(*rt, nullptr, false);
+      if (!is_result(r)) return report(make_diag(DiagCode::parse_error, "not a result optimize-dir wrote", Loc{rp.string()}));
+      const std::string hash = r["hash"].get<std::string>(), kernel = r["kernel"].get<std::string>();
+      Entry e{r, in, std::nullopt};
+      if (r["status"] == "improved") {
+        auto k1 = read_file(in / "override" / hash / (kernel + ".hsaco"));
+        if (!k1) return report(k1.error());
+        e.k1 = std::move(*k1);
+      }
+      const auto [at, fresh] = entries.try_emplace({hash, kernel}, std::move(e));
+      if (!fresh && at->second.k1 != e.k1) {
+        const auto k1_of = [&](const Entry& x) {
+          return x.k1 ? (x.from / "override" / hash / (kernel + ".hsaco")).string() : x.from.string() + " (no K1: " + x.result["status"].get<std::string>() + ")";
+        };
+        return report(make_diag(DiagCode::usage, "kernel " + kernel + " (" + hash + ") has different K1 bytes in two outputs: " +
+                                                     k1_of(at->second) + " and " + k1_of(e), Loc{rp.string()}));
+      }
+    }
+  }
+  std::vector<Json> rows;
+  for (const auto& [key, e] : entries) {
+    const auto& [hash, kernel] = key;
+    const fs::path work = out / "work" / hash / kernel;
+    fs::create_directories(work, ec);
+    if (ec) return report(make_diag(DiagCode::io_error, "cannot create the folder: " + ec.message(), Loc{work.string()}));
+    if (e.k1) {
+      const fs::path from = e.from / "override" / hash, to = out / "override" / hash;
+      fs::create_directories(to, ec);
+      for (fs::directory_iterator f(from, ec), end; !ec && f != end; f.increment(ec)) {
+        if (!f->path().filename().string().starts_with(kernel + ".")) continue;
+        auto bytes = read_file(f->path());
+        if (!bytes) return report(bytes.error());
+        if (auto w = write_file_atomic(to / f->path().filename(), *bytes); !w) return report(w.error());
+      }
+      if (ec) return report(make_diag(DiagCode::io_error, "cannot copy the override files: " + ec.message(), Loc{from.string()}));
+    }
+    if (auto w = write_file_atomic(work / "result.json", e.result.dump(2) + "\n"); !w) return report(w.error());
+    rows.push_back(e.result);
+  }
+  Json summary = summary_json(dir.value_or(Json()), executor ? executor->first : std::string("emu"), nullptr, rows);
+  Json from = Json::array();
+  for (const auto& in : a.pos) from.push_back(in);
+  summary["merged_from"] = std::move(from);
+  if (auto w = write_file_atomic(out / "summary.json", summary.dump(2) + "\n"); !w) return report(w.error());
+  return finish(summary, out, a.opt.count("--json") != 0, " merged from " + std::to_string(a.pos.size()) + " outputs");
+}
+
+}  // namespace
+
+int cmd_optimize_dir(int argc, char** argv) {
+  auto a = parse_args(argc, argv, {"-o", "--executor", "--jobs", "--budget", "--seed", "--time", "--shard"},
+                      {"--merge", "--resume", "--json"});
+  if (!a.errors.empty()) return usage_error(a.errors.front());
+  if (a.opt.count("--merge")) return merge(a);
+  if (a.pos.size() != 1)
+    return usage_error("optimize-dir takes one capture folder: asmevo optimize-dir DIR -o OUT [--executor emu|hip] [--jobs N] "
+                       "[--budget N] [--seed S] [--time SEC] [--shard I/N] [--json]");
+  if (!a.opt.count("-o")) return usage_error("optimize-dir needs -o OUT (the override tree and the work go there)");
+  const fs::path dir = a.pos[0], out = a.opt["-o"];
+  if (within(out, dir)) return usage_error("-o '" + out.string() + "' is inside the capture folder '" + dir.string() + "'; optimize-dir never writes there");
+  int rc = 0;
+  Flags flags;
+  if (auto e = a.opt.find("--executor"); e != a.opt.end()) flags.executor = e->second;
+  if (flags.executor != "emu" && flags.executor != "hip") return usage_error("--executor takes emu or hip; got '" + flags.executor + "'");
+  // Kernels at once: every core on the emulator; one on a GPU, where searches side by side would disturb each
+  // other's timings.
+  const auto jobs = number_opt(a, "--jobs", flags.executor == "hip" ? 1u : std::max(1u, std::thread::hardware_concurrency()), 1, 256, rc);
+  if (!jobs) return rc;
+  for (const char* flag : {"--budget", "--seed"}) {
+    if (!a.opt.count(flag)) continue;
+    const auto v = number_opt(a, flag, 0, 0, flag == std::string_view("--budget") ? std::uint64_t{1} << 24 : ~std::uint64_t{0}, rc);
+    if (!v) return rc;
+    flags.forwarded.insert(flags.forwarded.end(), {flag, std::to_string(*v)});
+  }
+  if (a.opt.count("--time")) {
+    char* end = nullptr;
+    const double v = std::strtod(a.opt["--time"].c_str(), &end);
+    if (!end || *end || !(v > 0)) return usage_error("--time takes a positive number of seconds; got '" + a.opt["--time"] + "'");
+    flags.forwarded.insert(flags.forwarded.end(), {"--time", a.opt["--time"]});
+  }
+  std::size_t shard = 0, shards = 1;
+  if (a.opt.count("--shard")) {
+    const std::string& s = a.opt["--shard"];
+    const auto slash = s.find('/');
+    const auto digits = [](std::string_view t) { return !t.empty() && t.size() < 10 && t.find_first_not_of("0123456789") == std::string_view::npos; };
+    if (slash == std::string::npos || !digits(std::string_view(s).substr(0, slash)) || !digits(std::string_view(s).substr(slash + 1)) ||
+        (shard = std::stoul(s.substr(0, slash))) >= (shards = std::stoul(s.substr(slash + 1))))
+      return usage_error("--shard takes I/N with 0 <= I < N (this process takes the kernels whose index is I mod N); got '" + s + "'");
+  }
+
+  std::vector<std::string> notes;
+  std::vector<Diag> problems;
+  auto all = find_captures(dir, notes, problems);
+  if (!all) return report(all.error());
+  for (const auto& n : notes) std::cerr << "asmevo: note: " << n << "\n";
+  for (const auto& d : problems) std::cerr << d.str() << "\n";
+  if (all->empty())
+    return usage_error("'" + dir.string() + "' holds no kernel to optimize: no <HASH>/<kernel>.launch.json beside a <kernel>.hsaco "
+                       "(is it a capture folder?)");
+  std::vector<Capture> mine;
+  for (std::size_t i = 0; i < all->size(); ++i)
+    if (i % shards == shard) mine.push_back((*all)[i]);
+
+  std::error_code ec;
+  fs::create_directories(out / "work", ec);
+  if (ec) return report(make_diag(DiagCode::io_error, "cannot create the folder: " + ec.message(), Loc{(out / "work").string()}));
+  // This very executable, even when a rebuild has replaced the file since it started.
+  const std::string exe = "/proc/self/exe";
+
+  const bool tty = ::isatty(2) != 0;
+  std::vector<Json> rows(mine.size());
+  std::vector<std::size_t> todo;
+  std::size_t done = 0;
+  const auto work_of = [&](const Capture& c) { return out / "work" / c.hash / c.kernel; };
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const fs::path rp = work_of(mine[i]) / "result.json";
+    if (!fs::exists(rp, ec)) {
+      todo.push_back(i);
+      continue;
+    }
+    auto text = read_file(rp);
+    Json r = text ? Json::parse(*text, nullptr, false) : Json(Json::value_t::discarded);
+    if (!is_result(r)) {
+      std::cerr << "asmevo: " << rp.string() << ": not a result this tool wrote; optimizing the kernel again\n";
+      todo.push_back(i);
+      continue;
+    }
+    rows[i] = std::move(r);
+    progress(rows[i], "skipped (done in an earlier run: " + outcome_text(rows[i]) + ")", ++done, mine.size(), 0, tty);
+  }
+
+  // Up to --jobs children at once; each kernel's outcome is settled when its child exits.
+  const auto start = [&](std::size_t i) -> Expected<pid_t> {
+    const Capture& c = mine[i];
+    const fs::path work = work_of(c);
+    fs::create_directories(work, ec);
+    if (ec) return fail(DiagCode::io_error, "cannot create the folder: " + ec.message(), Loc{work.string()});
+    // A log without a whole header line (killed as it started) holds nothing to resume.
+    const fs::path log = work / "log" / "log.jsonl";
+    auto head = fs::exists(log, ec) ? read_file(log) : Expected<std::string>(std::string());
+    const bool resume = head && head->find('\n') != std::string::npos;
+    if (!resume) fs::remove(log, ec);
+    std::vector<std::string> argv{exe, "optimize", c.hsaco().string(), "--launch", c.launch().string(), "-o", (work / "k1.hsaco").string(),
+                                  resume ? "--resume" : "--log", (work / "log").string(), "--jobs", "1", "--executor", flags.executor, "--json"};
+    argv.insert(argv.end(), flags.forwarded.begin(), flags.forwarded.end());
+    return spawn(argv, work / "optimize.json", work / "optimize.stderr");
+  };
+  const auto settle = [&](std::size_t i, int status) {
+    const Capture& c = mine[i];
+    const fs::path work = work_of(c);
+    if (!WIFEXITED(status)) {  // killed: nothing settled, a rerun resumes its log
+      rows[i] = blank_result(c, flags.executor);
+      rows[i]["why_not"] = "optimize was killed by signal " + std::to_string(WTERMSIG(status)) + "; rerun to resume it";
+      return;
+    }
+    rows[i] = result_of(c, flags.executor, WEXITSTATUS(status), work);
+    if (rows[i]["status"] == "improved") {
+      if (auto w = write_override(c, work / "k1.hsaco", out / "override" / c.hash); !w) {
+        rows[i]["status"] = "failed";
+        rows[i]["why_not"] = "cannot write the override: " + w.error().str();
+        return;  // not settled: a rerun writes it again
+      }
+      rows[i]["override"] = (fs::path("override") / c.hash / (c.kernel + ".hsaco")).string();
+    }
+    if (auto w = write_file_atomic(work / "result.json", rows[i].dump(2) + "\n"); !w) {
+      rows[i]["status"] = "failed";
+      rows[i]["why_not"] = "cannot write the result: " + w.error().str();
+    }
+  };
+  {
+    const StopSignals guard;
+    std::map<pid_t, std::size_t> running;
+    std::size_t next = 0;
+    while (!stop_signal && (next < todo.size() || !running.empty())) {
+      while (!stop_signal && running.size() < *jobs && next < todo.size()) {
+        const std::size_t i = todo[next++];
+        if (auto pid = start(i)) {
+          running[*pid] = i;
+        } else {
+          rows[i] = blank_result(mine[i], flags.executor);
+          rows[i]["why_not"] = pid.error().str();
+          progress(rows[i], outcome_text(rows[i]), ++done, mine.size(), running.size(), tty);
+        }
+      }
+      if (running.empty()) continue;
+      int status = 0;
+      const pid_t p = ::waitpid(-1, &status, 0);
+      if (p < 0) {
+        if (errno == EINTR) continue;
+        return report(make_diag(DiagCode::internal, std::string("waitpid: ") + std::strerror(errno)));
+      }
+      const auto it = running.find(p);
+      if (it == running.end()) continue;
+      const std::size_t i = it->second;
+      running.erase(it);
+      settle(i, status);
+      progress(rows[i], outcome_text(rows[i]), ++done, mine.size(), running.size(), tty);
+    }
+    if (const int sig = stop_signal) {
+      for (const auto& [pid, i] : running) ::kill(pid, SIGTERM);
+      for (const auto& [pid, i] : running) ::waitpid(pid, nullptr, 0);
+      std::cerr << (tty ? "\n" : "") << "optimize-dir: stopped by signal " << sig << "; run the same command again to resume\n";
+      std::signal(sig, SIG_DFL);
+      std::raise(sig);
+      return exit_internal;
+    }
+  }
+  if (tty && done) std::cerr << "\n";
+
+  const Json shard_json = a.opt.count("--shard") ? Json{{"index", shard}, {"count", shards}} : Json();
+  const Json summary = summary_json(resolved(dir).string(), flags.executor, shard_json, rows);
+  if (auto w = write_file_atomic(out / "summary.json", summary.dump(2) + "\n"); !w) return report(w.error());
+  const std::string scope = a.opt.count("--shard") ? " (shard " + std::to_string(shard) + "/" + std::to_string(shards) + ", " +
+                                                         std::to_string(mine.size()) + " of " + std::to_string(all->size()) + ")"
+                                                   : std::string();
+  const int code = finish(summary, out, a.opt.count("--json") != 0, scope);
+  return problems.empty() ? code : std::max(code == exit_negative ? exit_ok : code, exit_bad_input);
+}
+
+}  // namespace asmevo::cli
