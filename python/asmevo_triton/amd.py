@@ -29,6 +29,7 @@ class AmdBuild:
     cache_hash: str                  # Triton's cache key of the code object
     stages: dict[str, str | bytes]   # marshal.STAGES extension -> text ('hsaco': bytes)
     warp_size: int
+    shared: int | None = None        # LDS bytes the code object asks for at launch (metadata.shared)
 
 
 def stage_files(asm: Any) -> dict[str, str | bytes]:
@@ -71,4 +72,4 @@ def amd_compile(jitfn: Any, signature: dict, constants: dict, attrs: dict, num_w
     if "hsaco" not in stages:
         raise RuntimeError(f"Triton's compile for {arch} produced no hsaco (stages: {sorted(kernel.asm)})")
     return AmdBuild(name=kernel.metadata.name, dump_hash=marshal.dump_hash(src.hash()), cache_hash=kernel.metadata.hash,
-                    stages=stages, warp_size=AMD_WARP_SIZE)
+                    stages=stages, warp_size=AMD_WARP_SIZE, shared=getattr(kernel.metadata, "shared", None))

@@ -180,7 +180,7 @@ class Hook:
                 stages = amd.stage_files(kernel.asm)
                 warp = getattr(md, "warp_size", None) or getattr(md.target, "warp_size", amd.AMD_WARP_SIZE)
                 return KernelInfo(name=name, dump_hash=marshal.dump_hash(src.hash()), cache_hash=md.hash,
-                                  source="triton", stages=stages, warp_size=warp,
+                                  source="triton", stages=stages, warp_size=warp, shared=getattr(md, "shared", None),
                                   hidden_args=marshal.hidden_arg_count(stages.get("llir"), name, explicit), **common)
             if self.amd_target is None:
                 self.capture.note(name, f"ran on {backend}; pass --amd-target gfx942 to recompile it for AMD")
@@ -189,7 +189,7 @@ class Hook:
             attrs = amd.amd_attrs(src.attrs, small_pointers if amd.buffer_ops_enabled() else [])
             build = amd.amd_compile(fn, src.signature, src.constants, attrs, md.num_warps, self.amd_target)
             return KernelInfo(name=build.name, dump_hash=build.dump_hash, cache_hash=build.cache_hash,
-                              source="recompiled", stages=build.stages, warp_size=build.warp_size,
+                              source="recompiled", stages=build.stages, warp_size=build.warp_size, shared=build.shared,
                               hidden_args=marshal.hidden_arg_count(build.stages.get("llir"), build.name, explicit),
                               **common)
         except Exception as e:  # noqa: BLE001 - a compile error or a Triton without these attributes

@@ -210,8 +210,12 @@ def random_init(ttype: str, seed: int) -> dict:
 
 
 def build_launch_spec(kernel: str, grid: Sequence[int], block_x: int, args: Sequence[Arg], hidden: int,
-                      outputs: Sequence[int], inits: dict[int, dict]) -> dict:
-    """One launch spec (DESIGN.md "Launch spec"): `inits` gives each buffer's init by argument index."""
+                      outputs: Sequence[int], inits: dict[int, dict], dynamic_lds: int | None = None) -> dict:
+    """One launch spec (DESIGN.md "Launch spec"): `inits` gives each buffer's init by argument index.
+
+    `dynamic_lds`: the shared memory the AMD code object asks for at launch (Triton's metadata.shared; Triton
+    declares all its LDS as dynamic), so that K0 and K1 run and are timed at the occupancy the program gets; None
+    leaves it to asmevo (the whole 64 KiB)."""
     spec_args: list[dict] = []
     for i, a in enumerate(args):
         if isinstance(a, Buffer):
@@ -227,8 +231,14 @@ def build_launch_spec(kernel: str, grid: Sequence[int], block_x: int, args: Sequ
         else:
             raise ValueError(f"argument {i} ({a.name}) is {a.what}")
     spec_args += [{"null": True}] * hidden
-    return {"kernel": kernel, "grid": grid3(grid), "block": [block_x, 1, 1], "args": spec_args,
-            "outputs": list(outputs)}
+    spec = {"kernel": kernel, "grid": grid3(grid), "block": [block_x, 1, 1], "args": spec_args}
+    # A launch that changed no buffer (its output already held the result) names no output: asmevo then compares
+    # every buffer, so that a K1 that drops its stores still fails on it.
+    if outputs:
+        spec["outputs"] = list(outputs)
+    if dynamic_lds is not None:
+        spec["dynamic_lds"] = int(dynamic_lds)
+    return spec
 
 
 def dump_hash(hexdigest: str) -> str:

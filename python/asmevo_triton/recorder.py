@@ -27,6 +27,7 @@ class KernelInfo:
     stages: dict[str, str | bytes]   # marshal.STAGES extension -> text, or bytes for 'hsaco'
     hidden_args: int                 # trailing pointers Triton appended
     warp_size: int = 64              # gfx9: wave64
+    shared: int | None = None        # bytes of LDS the AMD code object asks for at launch (Triton's metadata.shared)
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Capture:
         self._kernels: dict[str, _Kernel] = {}
         self._rejected: set[str] = set()
         self._not_captured: list[dict[str, str]] = []
+        self._ambiguous: list[dict[str, str]] = []  # captured kernels whose dump hash another variant shares
         self._sizes: dict[Path, int] = {}
 
     def warn(self, line: str) -> None:
@@ -120,9 +122,15 @@ class Capture:
         for other in self._kernels.values():
             if other.info.dump_hash == info.dump_hash and other.info.name == info.name:
                 self._rejected.add(run_hash)
-                self.note(info.name, f"another compiled variant (cache hash {other.info.cache_hash}) has the same "
-                                     f"dump hash {info.dump_hash}: they differ in options such as num_warps or "
-                                     f"num_stages, which Triton's override folder cannot tell apart")
+                why = (f"another compiled variant (cache hash {other.info.cache_hash}) has the same dump hash "
+                       f"{info.dump_hash}: they differ in options such as num_warps or num_stages, which Triton's "
+                       f"override folder cannot tell apart")
+                self.note(info.name, why)
+                # The variant captured first stays in the folder, but an override written for it would be loaded
+                # for both: capture.json says so, and asmevo optimize-dir leaves such a kernel out.
+                entry = {"kernel": info.name, "hash": info.dump_hash, "reason": why}
+                if entry not in self._ambiguous:
+                    self._ambiguous.append(entry)
                 return None
         k = _Kernel(info, self.out_dir / info.dump_hash)
         for ext in marshal.STAGES:
@@ -157,7 +165,7 @@ class Capture:
                 references[str(j)] = ref
         info = k.info
         k.specs.append(marshal.build_launch_spec(info.name, grid, info.num_warps * info.warp_size, args,
-                                                 info.hidden_args, outputs, inits))
+                                                 info.hidden_args, outputs, inits, dynamic_lds=info.shared))
         k.launches.append({"grid": marshal.grid3(grid), "outputs": outputs, "references": references})
         k.keys.add(key)
         self._write(k.folder / f"{info.name}.launch.json", marshal.json_bytes(k.specs))
@@ -182,7 +190,7 @@ class Capture:
         self._write(self.out_dir / "capture.json", marshal.json_bytes({
             "format": marshal.FORMAT_NAME, "version": marshal.FORMAT_VERSION, "program": self.program,
             "amd_target": self.amd_target, "no_data": self.no_data, "kernels": kernels,
-            "not_captured": self._not_captured, "bytes_written": written}))
+            "not_captured": self._not_captured, "ambiguous": self._ambiguous, "bytes_written": written}))
         launches = sum(k["launches"] for k in kernels)
         return (f"asmevo_triton: captured {len(kernels)} kernel{'s' * (len(kernels) != 1)}, {launches} "
                 f"launch{'es' * (launches != 1)}, {len(self._not_captured)} not captured, "

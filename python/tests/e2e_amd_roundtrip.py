@@ -12,6 +12,10 @@
 4. Compiles the program for ARCH again with TRITON_KERNEL_OVERRIDE=1 and TRITON_OVERRIDE_DIR=OUT/override (a fresh
    Triton cache, so that nothing comes from the first compile) and checks that every kernel optimize-dir improved
    now compiles to K1's bytes, and every other kernel to K0's.
+5. When no kernel improved, step 4 shows only that nothing else changes: then a witness K1 is made for the first
+   kernel (K0 with one `s_nop 0` before its `s_endpgm`, through `asmevo disasm` / `assemble --original`, and
+   `asmevo verify` must call it equivalent), put in an override tree laid out as optimize-dir lays one out (its
+   `.amdgcn` from `asmevo disasm`), and the program compiled once more must load exactly its bytes.
 
 Writes DIR/e2e.json (every number above) and exits 0 only when every check held. Needs numpy (PyTorch brings it).
 """
@@ -102,6 +106,44 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def witness_override(asmevo: str, cap: Path, work: Path, arch: str) -> dict:
+    """Step 5: an equivalent K1 that differs from K0 by one s_nop, in an override tree; is it what Triton loads?"""
+    h, k = kernels_of(cap)[0]
+    folder, tree = cap / h, work / "witness" / "override" / h
+    tree.mkdir(parents=True)
+    k0 = folder / f"{k}.hsaco"
+    text = run([asmevo, "disasm", str(k0)]).stdout
+    lines = text.splitlines(keepends=True)
+    at = next((i for i, line in enumerate(lines) if line.split(";")[0].strip() == "s_endpgm"), None)
+    row: dict = {"kernel": k, "hash": h}
+    if at is None:
+        return {**row, "ok": False, "why": "no s_endpgm in the disassembly"}
+    src = work / "witness" / f"{k}.s"
+    src.write_text("".join(lines[:at]) + "\ts_nop 0\n" + "".join(lines[at:]))
+    k1 = tree / f"{k}.hsaco"
+    r = run([asmevo, "assemble", str(src), "-o", str(k1), "--original", str(k0)])
+    if r.returncode != 0:
+        return {**row, "ok": False, "why": "assemble: " + (r.stderr.strip().splitlines() or [""])[-1]}
+    v = run([asmevo, "verify", str(k0), str(k1), "--launch", str(folder / f"{k}.launch.json")])
+    row["verify"] = next((x for x in v.stdout.splitlines() if x.startswith("equivalent")),
+                         (v.stdout.strip().splitlines() or [""])[-1])
+    (tree / f"{k}.amdgcn").write_text(subprocess.run([asmevo, "disasm", f"{k}.hsaco"], cwd=tree, capture_output=True,
+                                                     text=True).stdout)
+    for ext in ("ttir", "ttgir", "llir"):
+        if (folder / f"{k}.{ext}").exists():
+            (tree / f"{k}.{ext}").write_bytes((folder / f"{k}.{ext}").read_bytes())
+    again = work / "witness" / "recompiled"
+    with tempfile.TemporaryDirectory() as cache:
+        r = capture(again, arch, {"TRITON_CACHE_DIR": cache, "TRITON_KERNEL_OVERRIDE": "1",
+                                  "TRITON_OVERRIDE_DIR": str(tree.parent)})
+    now = again / h / f"{k}.hsaco"
+    row.update({"k0_sha256": sha256(k0), "k1_sha256": sha256(k1), "compile_exit": r.returncode,
+                "loaded_sha256": sha256(now) if now.exists() else None,
+                "stderr_tail": r.stderr.strip().splitlines()[-3:]})
+    row["ok"] = v.returncode == 0 and row["loaded_sha256"] == row["k1_sha256"] != row["k0_sha256"]
+    return row
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--asmevo", required=True, help="the asmevo executable")
@@ -115,6 +157,9 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=False)
     report: dict = {"arch": opts.arch, "checks": {}}
 
+    def save() -> None:  # after every step, so that a run stopped by a time limit still leaves what it found
+        (work / "e2e.json").write_text(json.dumps(report, indent=1))
+
     cap = work / "capture"
     with tempfile.TemporaryDirectory() as cache:
         r = capture(cap, opts.arch, {"TRITON_CACHE_DIR": cache})
@@ -125,10 +170,12 @@ def main() -> int:
     report["capture"]["not_captured"] = manifest.get("not_captured", [])
     report["capture"]["bytes_written"] = manifest.get("bytes_written")
     report["checks"]["capture_ran"] = r.returncode == 0 and len(kernels_of(cap)) == 3
+    save()
 
     rows = emulate_all(opts.asmevo, cap, work) if report["checks"]["capture_ran"] else []
     report["emulation"] = rows
     report["checks"]["emulation_matches_nvidia"] = bool(rows) and all(x["ok"] for x in rows)
+    save()
 
     opt = work / "optimized"
     r = run([opts.asmevo, "optimize-dir", str(cap), "-o", str(opt), "--budget", opts.budget, "--seed", "1",
@@ -138,6 +185,7 @@ def main() -> int:
     summary = json.loads((opt / "summary.json").read_text()) if (opt / "summary.json").exists() else {"kernels": []}
     report["optimize_dir"]["summary"] = summary
     report["checks"]["optimize_dir_ran"] = r.returncode in (0, 1) and len(summary.get("kernels", [])) == 3
+    save()
 
     # The program compiled for the AMD target again, now with Triton's override pointing at optimize-dir's tree.
     again = work / "recompiled"
@@ -157,8 +205,12 @@ def main() -> int:
     report["override"] = {"exit": r.returncode, "stderr_tail": r.stderr.strip().splitlines()[-5:], "kernels": picked}
     report["checks"]["override_picks_up_k1"] = r.returncode == 0 and bool(picked) and all(x["ok"] for x in picked)
     report["checks"]["some_kernel_improved"] = any(x["improved"] for x in picked)
+    save()
+    if not report["checks"]["some_kernel_improved"] and kernels_of(cap):
+        report["witness"] = witness_override(opts.asmevo, cap, work, opts.arch)
+        report["checks"]["override_loads_a_witness_k1"] = report["witness"].get("ok", False)
 
-    (work / "e2e.json").write_text(json.dumps(report, indent=1))
+    save()
     print(json.dumps(report["checks"], indent=1))
     return 0 if all(v for k, v in report["checks"].items() if k != "some_kernel_improved") else 1
 

@@ -28,10 +28,12 @@ def add_kernel_args(base: int = 0x7F0000000000) -> list[marshal.Arg]:
 
 
 def corpus_dir() -> Path:
+    """ASMEVO_CORPUS_DIR, else ../shared/corpus beside the checkout (as the C++ tests look for it)."""
     d = os.environ.get("ASMEVO_CORPUS_DIR")
-    if not d:
-        pytest.skip("ASMEVO_CORPUS_DIR is not set: the corpus (../shared/corpus) is needed")
-    return Path(d)
+    path = Path(d) if d else Path(__file__).resolve().parents[3] / "shared" / "corpus"
+    if not path.is_dir():
+        pytest.skip(f"no corpus at {path} (set ASMEVO_CORPUS_DIR)")
+    return path
 
 
 def test_add_kernel_launch_spec() -> None:
@@ -54,6 +56,23 @@ def test_add_kernel_launch_spec() -> None:
         "outputs": [2],
     }
     assert json.loads(marshal.json_bytes(spec)) == spec
+
+
+def test_launch_spec_carries_the_kernels_dynamic_lds() -> None:
+    """Triton declares all of a kernel's LDS as dynamic: the spec asks for what metadata.shared says, so that K0 and
+    K1 run at the program's occupancy (without it asmevo gives the whole 64 KiB)."""
+    args = add_kernel_args()
+    inits = {j: {"random": {"seed": j, "min": -1.0, "max": 1.0}} for j in range(3)}
+    assert marshal.build_launch_spec("row_sum", (1,), 256, args, 2, [2], inits, dynamic_lds=16)["dynamic_lds"] == 16
+    assert marshal.build_launch_spec("row_sum", (1,), 256, args, 2, [2], inits, dynamic_lds=0)["dynamic_lds"] == 0
+    assert "dynamic_lds" not in marshal.build_launch_spec("row_sum", (1,), 256, args, 2, [2], inits)
+
+
+def test_a_launch_that_changed_nothing_compares_every_buffer() -> None:
+    """Its output already held the result: no "outputs" key, which asmevo reads as every buffer."""
+    args = add_kernel_args()
+    inits = {j: {"random": {"seed": j, "min": -1.0, "max": 1.0}} for j in range(3)}
+    assert "outputs" not in marshal.build_launch_spec("add_kernel", (1,), 256, args, 2, [], inits)
 
 
 # Every Triton pointer type the capture maps, written out again here so that a change to the table shows.

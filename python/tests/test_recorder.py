@@ -78,7 +78,7 @@ def test_one_launch_writes_the_folder(tmp_path: Path) -> None:
     assert doc == {"format": "asmevo-triton-capture", "version": 1, "program": ["python", "prog.py"],
                    "amd_target": None, "no_data": False,
                    "kernels": [{"kernel": "add_kernel", "hash": DUMP, "launches": 1, "source": "triton"}],
-                   "not_captured": [], "bytes_written": sum(p.stat().st_size for p in files)}
+                   "not_captured": [], "ambiguous": [], "bytes_written": sum(p.stat().st_size for p in files)}
     assert line == f"asmevo_triton: captured 1 kernel, 1 launch, 0 not captured, 0.0 MB written to {tmp_path / 'cap'}"
 
 
@@ -161,6 +161,9 @@ def test_same_dump_hash_for_two_variants(tmp_path: Path) -> None:
     assert cap.full("r8")
     (entry,) = read_not_captured(cap, tmp_path)
     assert entry["kernel"] == "add_kernel" and f"same dump hash {DUMP}" in entry["reason"]
+    # The first variant stays captured, but capture.json marks its hash ambiguous for optimize-dir.
+    (amb,) = read(tmp_path / "cap" / "capture.json")["ambiguous"]  # type: ignore[index]
+    assert amb["kernel"] == "add_kernel" and amb["hash"] == DUMP
 
 
 def read_not_captured(cap: Capture, tmp_path: Path) -> list[dict]:

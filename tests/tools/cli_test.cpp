@@ -230,6 +230,22 @@ TEST_F(Cli, DisasmAssembleRoundtrip) {
   EXPECT_NE(rt0.out.find("roundtrip identical"), std::string::npos);
 }
 
+// A mergeable section (flags M, as Triton's `.debug_str` "MS") needs its entry size after the type in `.section`; a
+// disassembly without it did not assemble again (seen on a Triton gfx942 object with line info).
+TEST_F(Cli, MergeableSectionsKeepTheirEntrySize) {
+  const std::string k0 = example_object("gfx942");
+  const std::string s = (dir / "k.s").string(), k1 = (dir / "k1.co").string(), s1 = (dir / "k1.s").string();
+  ASSERT_EQ(run("disasm " + k0 + " -o " + s).code, 0);
+  std::ofstream(s, std::ios::app) << "\n\t.section .debug_str,\"MS\",@progbits,1\n\t.asciz \"asmevo\"\n";
+  auto a = run("assemble " + s + " -o " + k1);
+  ASSERT_EQ(a.code, 0) << a.out;
+  ASSERT_EQ(run("disasm " + k1 + " -o " + s1).code, 0);
+  EXPECT_NE(slurp(s1).find(".section .debug_str,\"MS\",@progbits,1"), std::string::npos) << slurp(s1);
+  auto rt = run("roundtrip " + k1);
+  EXPECT_EQ(rt.code, 0) << rt.out;
+  EXPECT_NE(rt.out.find("roundtrip identical"), std::string::npos) << rt.out;
+}
+
 TEST_F(Cli, AssembleWithOriginalPatchesInPlaceAndSaysSo) {
   const std::string k0 = example_object("gfx942");
   const std::string s = (dir / "k.s").string(), k1 = (dir / "k1.co").string();

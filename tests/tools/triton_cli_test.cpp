@@ -391,6 +391,29 @@ TEST_F(TritonCli, OptimizeDirWritesAVerifiedOverrideTreeResumesAndShardsAlike) {
   EXPECT_NE(clash.out.find("different K1 bytes"), std::string::npos) << clash.out;
   EXPECT_NE(clash.out.find(changed.string()), std::string::npos) << clash.out;
   EXPECT_NE(clash.out.find((out / "override" / hash / name).string()), std::string::npos) << clash.out;
+
+  // A result.json whose names are not the folders it lies in is refused: no path outside OUT from a file's contents.
+  const fs::path evil = dir / "evil";
+  fs::copy(out, evil, fs::copy_options::recursive);
+  const fs::path rj = evil / "work" / hash / first["kernel"].get<std::string>() / "result.json";
+  auto forged = json::parse(slurp(rj));
+  forged["hash"] = "../../escaped";
+  write(rj, forged.dump());
+  auto esc = run("optimize-dir --merge " + shell_quote(evil) + " -o " + shell_quote(dir / "escaped_out"));
+  EXPECT_EQ(esc.code, 2) << esc.out;
+  EXPECT_NE(esc.out.find("not the folders it lies in"), std::string::npos) << esc.out;
+  EXPECT_FALSE(fs::exists(dir / "escaped"));
+
+  // Run again with other search flags: every earlier result is stale (written for other flags), so every kernel is
+  // optimized again rather than skipped.
+  auto reflagged = run("optimize-dir " + shell_quote(cap) + " -o " + shell_quote(out) + " --budget 6 --seed 4 --jobs 2");
+  EXPECT_NE(reflagged.code, 2) << reflagged.out;
+  std::size_t stale = 0;
+  for (auto at = reflagged.out.find("written for another K0"); at != std::string::npos;
+       at = reflagged.out.find("written for another K0", at + 1))
+    ++stale;
+  EXPECT_EQ(stale, 3u) << reflagged.out;
+  EXPECT_EQ(reflagged.out.find("skipped (done in an earlier run"), std::string::npos) << reflagged.out;
 }
 
 TEST_F(TritonCli, OptimizeDirRefusesBadUsage) {
@@ -408,6 +431,15 @@ TEST_F(TritonCli, OptimizeDirRefusesBadUsage) {
   refused("optimize-dir " + shell_quote(dir / "empty") + o, "holds no kernel to optimize");
   write(dir / "nohsaco" / "HASH" / "k.launch.json", "[]");  // a kernel captured without an AMD code object
   refused("optimize-dir " + shell_quote(dir / "nohsaco") + o, "k.launch.json: no k.hsaco beside it");
+  // Names that are not a dump hash and an identifier are left out: the paths built from them must stay in OUT.
+  write(dir / "odd" / "not-a-hash" / "k.launch.json", "[]");
+  write(dir / "odd" / "not-a-hash" / "k.hsaco", "x");
+  refused("optimize-dir " + shell_quote(dir / "odd") + o, "not a Triton dump hash folder and kernel name");
+  // A kernel that capture.json lists as ambiguous (another variant has its dump hash) gets no override: left out.
+  write(dir / "amb" / "HASH" / "k.launch.json", "[]");
+  write(dir / "amb" / "HASH" / "k.hsaco", "x");
+  write(dir / "amb" / "capture.json", R"({"ambiguous": [{"kernel": "k", "hash": "HASH", "reason": "num_warps"}]})");
+  refused("optimize-dir " + shell_quote(dir / "amb") + o, "lists it as ambiguous");
   refused("optimize-dir " + c, "needs -o OUT");
   refused("optimize-dir " + c + " -o " + shell_quote(cap / "out"), "inside the capture folder");
   refused("optimize-dir " + c + " -o " + shell_quote(cap), "inside the capture folder");

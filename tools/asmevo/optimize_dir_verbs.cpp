@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -80,6 +82,36 @@ bool within(const fs::path& inner, const fs::path& outer) {
   return std::mismatch(o.begin(), o.end(), i.begin(), i.end()).first == o.end();
 }
 
+/// A Triton dump hash as a folder name: base32 letters and digits only (A-Z, 2-7), so that no name read from a
+/// capture folder or an output's result.json can reach outside the folder it names a part of.
+bool is_hash_name(std::string_view s) {
+  return !s.empty() && s.size() <= 128 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7'); });
+}
+
+/// A kernel symbol as Triton names kernels (a Python identifier): the same reason.
+bool is_kernel_name(std::string_view s) {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return !s.empty() && s.size() <= 512 && !std::isdigit(static_cast<unsigned char>(s.front())) &&
+         std::all_of(s.begin(), s.end(), word);
+}
+
+/// The (hash, kernel) pairs capture.json lists as "ambiguous": another compiled variant of the kernel (other
+/// num_warps or num_stages) has the same dump hash, so an override written for one would be loaded for both.
+std::set<std::pair<std::string, std::string>> ambiguous_of(const fs::path& dir) {
+  std::set<std::pair<std::string, std::string>> out;
+  std::error_code ec;
+  if (!fs::exists(dir / "capture.json", ec)) return out;
+  auto text = read_file(dir / "capture.json");
+  if (!text) return out;
+  const auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("ambiguous") || !j["ambiguous"].is_array()) return out;
+  for (const auto& a : j["ambiguous"])
+    if (a.is_object() && a.contains("hash") && a["hash"].is_string() && a.contains("kernel") && a["kernel"].is_string())
+      out.emplace(a["hash"].get<std::string>(), a["kernel"].get<std::string>());
+  return out;
+}
+
 /// Every `<HASH>/<kernel>.launch.json` of `dir` with `<kernel>.hsaco` beside it, sorted by (hash, kernel). A launch
 /// file without its code object (the capture ran the kernel on another backend, without --amd-target) is left out
 /// with a line in `notes`; a hash folder that cannot be listed goes to `problems`. Error: `dir` cannot be read.
@@ -89,6 +121,7 @@ Expected<std::vector<Capture>> find_captures(const fs::path& dir, std::vector<st
     return fail(DiagCode::io_error, "no capture folder '" + dir.string() + "'" + (ec ? ": " + ec.message() : std::string()),
                 Loc{dir.string()});
   std::vector<Capture> out;
+  const auto ambiguous = ambiguous_of(dir);
   for (fs::directory_iterator h(dir, ec), end; !ec && h != end; h.increment(ec)) {
     std::error_code le, ce;
     if (!h->is_directory(ce)) continue;
@@ -96,6 +129,15 @@ Expected<std::vector<Capture>> find_captures(const fs::path& dir, std::vector<st
       const std::string name = f->path().filename().string();
       if (!name.ends_with(launch_suffix) || name.size() == launch_suffix.size()) continue;
       Capture c{h->path().filename().string(), name.substr(0, name.size() - launch_suffix.size()), h->path(), 0};
+      if (!is_hash_name(c.hash) || !is_kernel_name(c.kernel)) {
+        notes.push_back(f->path().string() + ": not a Triton dump hash folder and kernel name (A-Z2-7 / an identifier): left out");
+        continue;
+      }
+      if (ambiguous.count({c.hash, c.kernel})) {
+        notes.push_back(f->path().string() + ": capture.json lists it as ambiguous (another compiled variant has the same dump "
+                        "hash, and Triton would load one override for both): left out");
+        continue;
+      }
       if (!fs::is_regular_file(c.hsaco(), ce)) {
         notes.push_back(f->path().string() + ": no " + c.kernel + ".hsaco beside it (captured without an AMD code object): left out");
         continue;
@@ -111,6 +153,27 @@ Expected<std::vector<Capture>> find_captures(const fs::path& dir, std::vector<st
   if (ec) return fail(DiagCode::io_error, "cannot list '" + dir.string() + "': " + ec.message(), Loc{dir.string()});
   std::sort(out.begin(), out.end(), [](const Capture& x, const Capture& y) { return std::tie(x.hash, x.kernel) < std::tie(y.hash, y.kernel); });
   return out;
+}
+
+/// FNV-1a of a file's bytes, as 16 hex digits ("" when it cannot be read): enough to tell that a kernel's K0 or
+/// launch file changed since its result was written (not a cryptographic hash).
+std::string fingerprint(const fs::path& p) {
+  auto bytes = read_file(p);
+  if (!bytes) return {};
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char ch : *bytes) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+/// What a kernel's result depends on: K0, its launch file, the executor and the search's flags. A rerun keeps a
+/// result only when these are the same.
+Json inputs_of(const Capture& c, const Flags& flags) {
+  std::string forwarded;
+  for (const auto& f : flags.forwarded) forwarded += (forwarded.empty() ? "" : " ") + f;
+  return Json{{"k0", fingerprint(c.hsaco())}, {"launch", fingerprint(c.launch())}, {"executor", flags.executor},
+              {"flags", forwarded}};
 }
 
 /// The last line of `text` that is not blank and, when `needle` is given, holds it ("" when there is none).
@@ -374,6 +437,12 @@ int merge(Args& a) {
       Json r = Json::parse(*rt, nullptr, false);
       if (!is_result(r)) return report(make_diag(DiagCode::parse_error, "not a result optimize-dir wrote", Loc{rp.string()}));
       const std::string hash = r["hash"].get<std::string>(), kernel = r["kernel"].get<std::string>();
+      // The names come from the file: they must be the folders it was found in (work/<hash>/<kernel>/), so that
+      // the paths built from them stay inside the outputs.
+      if (!is_hash_name(hash) || !is_kernel_name(kernel) || rp.parent_path().filename() != kernel ||
+          rp.parent_path().parent_path().filename() != hash)
+        return report(make_diag(DiagCode::parse_error, "its hash and kernel are not the folders it lies in (work/<hash>/<kernel>/)",
+                                Loc{rp.string()}));
       Entry e{r, in, std::nullopt};
       if (r["status"] == "improved") {
         auto k1 = read_file(in / "override" / hash / (kernel + ".hsaco"));
@@ -498,6 +567,15 @@ int cmd_optimize_dir(int argc, char** argv) {
       todo.push_back(i);
       continue;
     }
+    if (!r.contains("inputs") || r["inputs"] != inputs_of(mine[i], flags)) {
+      // K0, the launch file, the executor or the flags changed: the result, its log and its override are stale.
+      std::cerr << "asmevo: " << rp.string() << ": written for another K0, launch file, executor or flags; optimizing the "
+                << "kernel again\n";
+      fs::remove_all(work_of(mine[i]), ec);
+      ec.clear();
+      todo.push_back(i);
+      continue;
+    }
     rows[i] = std::move(r);
     progress(rows[i], "skipped (done in an earlier run: " + outcome_text(rows[i]) + ")", ++done, mine.size(), 0, tty);
   }
@@ -521,12 +599,16 @@ int cmd_optimize_dir(int argc, char** argv) {
   const auto settle = [&](std::size_t i, int status) {
     const Capture& c = mine[i];
     const fs::path work = work_of(c);
+    // An override of an earlier run of this kernel goes first: what is written below is this run's.
+    for (const char* ext : {".hsaco", ".amdgcn"}) fs::remove(out / "override" / c.hash / (c.kernel + ext), ec);
+    ec.clear();
     if (!WIFEXITED(status)) {  // killed: nothing settled, a rerun resumes its log
       rows[i] = blank_result(c, flags.executor);
       rows[i]["why_not"] = "optimize was killed by signal " + std::to_string(WTERMSIG(status)) + "; rerun to resume it";
       return;
     }
     rows[i] = result_of(c, flags.executor, WEXITSTATUS(status), work);
+    rows[i]["inputs"] = inputs_of(c, flags);
     if (rows[i]["status"] == "improved") {
       if (auto w = write_override(c, work / "k1.hsaco", out / "override" / c.hash); !w) {
         rows[i]["status"] = "failed";

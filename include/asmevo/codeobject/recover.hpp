@@ -82,6 +82,16 @@ inline constexpr std::uint32_t shn_undef = 0, shn_abs = 0xfff1;
   return s;
 }
 
+/// The `.section` directive's operands for `s`: name, flags, type, and for a mergeable section (M) the entry size,
+/// which the assembler requires after the type ("the M flag ... requires an entsize argument", GNU as and LLVM MC's
+/// ELF section syntax; e.g. Triton's `.debug_str`, "MS" with entries of 1 byte).
+template <class S>
+[[nodiscard]] std::string section_operands(const S& s, std::string_view type) {
+  std::string r = s.name + ",\"" + section_flags(s.flags) + "\"," + std::string(type);
+  if (s.flags & shf_merge) r += "," + std::to_string(s.entsize ? s.entsize : 1);
+  return r;
+}
+
 /// Data bytes as `.byte` lines of 16, with labels inserted at their offsets.
 inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> bytes, std::uint64_t base,
                        const std::multimap<std::uint64_t, std::string>& labels) {
@@ -383,9 +393,9 @@ inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> byt
     if (s->name == ".rodata")
       items.push_back(directive(".rodata"));
     else if (s->type == sht_nobits)
-      items.push_back(directive(".section", s->name + ",\"" + section_flags(s->flags) + "\",@nobits"));
+      items.push_back(directive(".section", section_operands(*s, "@nobits")));
     else
-      items.push_back(directive(".section", s->name + ",\"" + section_flags(s->flags) + "\",@progbits"));
+      items.push_back(directive(".section", section_operands(*s, "@progbits")));
     if (s->addralign > 1) items.push_back(directive(".p2align", std::to_string(log2_of(s->addralign))));
     // Named data symbols of this section become labels with their attributes.
     std::multimap<std::uint64_t, std::string> here;
@@ -472,7 +482,7 @@ inline void emit_bytes(std::vector<Item>& out, std::span<const std::uint8_t> byt
   for (const auto& s : elf.sections()) {
     if ((s.flags & shf_alloc) || linker_made(s.name) || s.name.starts_with(".rel") || s.type != sht_progbits) continue;
     items.push_back(blank());
-    items.push_back(directive(".section", s.name + ",\"" + section_flags(s.flags) + "\",@progbits"));
+    items.push_back(directive(".section", section_operands(s, "@progbits")));
     emit_bytes(items, elf.data(s), 0, {});
   }
 
