@@ -35,9 +35,13 @@ def _seed(text: str) -> int:
     return n
 
 
+# The targets asmevo reads and rebuilds (all wave64, which amd.py compiles for).
+AMD_TARGETS = ("gfx90a", "gfx942", "gfx950")
+
+
 def _arch(text: str) -> str:
-    if not re.fullmatch(r"gfx[0-9a-f]{3,4}", text):
-        raise argparse.ArgumentTypeError(f"expected an AMD target such as gfx942, gfx90a or gfx950, got {text!r}")
+    if text not in AMD_TARGETS:
+        raise argparse.ArgumentTypeError(f"expected one of asmevo's AMD targets ({', '.join(AMD_TARGETS)}), got {text!r}")
     return text
 
 

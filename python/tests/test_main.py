@@ -62,8 +62,9 @@ def test_bad_options(tmp_path: Path) -> None:
     prog = program(tmp_path, "pass\n")
     r = capture(["--out", str(tmp_path / "o"), "--max-per-kernel", "0", "--", "python", str(prog)], tmp_path)
     assert r.returncode == 2 and "expected a positive integer" in r.stderr
-    r = capture(["--out", str(tmp_path / "o"), "--amd-target", "sm_90", "--", "python", str(prog)], tmp_path)
-    assert r.returncode == 2 and "expected an AMD target" in r.stderr
+    for bad in ("sm_90", "gfx1100"):  # not AMD; an AMD target asmevo does not read (wave32)
+        r = capture(["--out", str(tmp_path / "o"), "--amd-target", bad, "--", "python", str(prog)], tmp_path)
+        assert r.returncode == 2 and "expected one of asmevo's AMD targets (gfx90a, gfx942, gfx950)" in r.stderr
 
 
 def test_program_runs_as_main_with_its_arguments(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@
 // usage errors.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -370,6 +372,10 @@ TEST_F(TritonCli, OptimizeDirWritesAVerifiedOverrideTreeResumesAndShardsAlike) {
     EXPECT_EQ(ss["kernels"].size(), i == 0 ? 2u : 1u);  // kernels 0 and 2 of the sorted list, then kernel 1
     for (const auto& k : ss["kernels"]) EXPECT_NE(k["status"], "failed") << k.dump();
   }
+  // One shard alone is not the whole: the merge says which shard is missing.
+  auto partial = run("optimize-dir --merge " + shell_quote(dir / "shard0") + " -o " + shell_quote(dir / "partial"));
+  EXPECT_EQ(partial.code, 2) << partial.out;
+  EXPECT_NE(partial.out.find("shard(s) 1/2 missing"), std::string::npos) << partial.out;
   const fs::path merged = dir / "merged";
   auto m = run("optimize-dir --merge " + shell_quote(dir / "shard0") + " " + shell_quote(dir / "shard1") + " -o " + shell_quote(merged));
   ASSERT_EQ(m.code, 0) << m.out;
@@ -441,6 +447,16 @@ TEST_F(TritonCli, OptimizeDirRefusesBadUsage) {
   write(dir / "amb" / "capture.json", R"({"ambiguous": [{"kernel": "k", "hash": "HASH", "reason": "num_warps"}]})");
   refused("optimize-dir " + shell_quote(dir / "amb") + o, "lists it as ambiguous");
   refused("optimize-dir " + c, "needs -o OUT");
+  {
+    // Another run holds OUT (its lock): refused, nothing started.
+    fs::create_directories(dir / "busy");
+    const int fd = ::open((dir / "busy" / ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+    refused("optimize-dir " + c + " -o " + shell_quote(dir / "busy"), "is in use by another optimize-dir run");
+    ::close(fd);
+    EXPECT_FALSE(fs::exists(dir / "busy" / "summary.json"));
+  }
   refused("optimize-dir " + c + " -o " + shell_quote(cap / "out"), "inside the capture folder");
   refused("optimize-dir " + c + " -o " + shell_quote(cap), "inside the capture folder");
   EXPECT_FALSE(fs::exists(cap / "out"));

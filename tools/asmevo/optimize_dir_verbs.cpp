@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -412,6 +413,8 @@ int merge(Args& a) {
   std::map<std::pair<std::string, std::string>, Entry> entries;  // by (hash, kernel): the summary's order
   std::optional<std::pair<std::string, fs::path>> executor;  // the executor that timed the kernels, and who said so
   std::optional<Json> dir;
+  bool whole_run = false;                             // an input ran every kernel (no --shard)
+  std::map<std::size_t, std::set<std::size_t>> shards;  // shard count -> the indexes given
   for (const fs::path in : a.pos) {
     const fs::path sp = in / "summary.json";
     auto text = read_file(sp);
@@ -424,6 +427,12 @@ int merge(Args& a) {
       return report(make_diag(DiagCode::usage, "its kernels were timed by " + ex + " and those of " + executor->second.string() + " by " +
                                                    executor->first + ": their costs cannot share one summary", Loc{in.string()}));
     executor = {ex, in};
+    const Json sh = s.contains("shard") ? s["shard"] : Json();
+    if (sh.is_object() && sh.contains("index") && sh["index"].is_number_unsigned() && sh.contains("count") &&
+        sh["count"].is_number_unsigned())
+      shards[sh["count"].get<std::size_t>()].insert(sh["index"].get<std::size_t>());
+    else
+      whole_run = true;
     const Json sdir = s.contains("dir") ? s["dir"] : Json();
     dir = dir && *dir != sdir ? Json() : sdir;
     std::vector<fs::path> results;
@@ -458,6 +467,18 @@ int merge(Args& a) {
                                                      k1_of(at->second) + " and " + k1_of(e), Loc{rp.string()}));
       }
     }
+  }
+  // Shards join to the whole only when every one of them is there (a run without --shard covers them all).
+  if (!whole_run) {
+    if (shards.size() > 1)
+      return usage_error("the outputs are shards of different counts (" + std::to_string(shards.begin()->first) + " and " +
+                         std::to_string(std::prev(shards.end())->first) + "): they do not split one list of kernels");
+    const auto& [count, given] = *shards.begin();
+    std::string missing;
+    for (std::size_t i = 0; i < count; ++i)
+      if (!given.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(count);
+    if (!missing.empty())
+      return usage_error("shard(s) " + missing + " missing: the merged summary would leave their kernels out");
   }
   std::vector<Json> rows;
   for (const auto& [key, e] : entries) {
@@ -546,6 +567,12 @@ int cmd_optimize_dir(int argc, char** argv) {
   std::error_code ec;
   fs::create_directories(out / "work", ec);
   if (ec) return report(make_diag(DiagCode::io_error, "cannot create the folder: " + ec.message(), Loc{(out / "work").string()}));
+  // One run at a time per OUT: two would resume the same logs and write the same results. The lock is inherited by
+  // the children (no close-on-exec), so that children left running by a killed run still hold it.
+  const int lock_fd = ::open((out / ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0)
+    return usage_error("'" + out.string() + "' is in use by another optimize-dir run (or by optimize children a killed run " +
+                       "left behind): " + (lock_fd < 0 ? std::string(std::strerror(errno)) : "its .lock is held"));
   // This very executable, even when a rebuild has replaced the file since it started.
   const std::string exe = "/proc/self/exe";
 
