@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
 
 from . import marshal
-from .marshal import Arg, Buffer
+from .marshal import Arg, Buffer, Opaque, Scalar
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,15 @@ class KernelInfo:
     hidden_args: int                 # trailing pointers Triton appended
     warp_size: int = 64              # gfx9: wave64
     shared: int | None = None        # bytes of LDS the AMD code object asks for at launch (Triton's metadata.shared)
+
+
+def _by_type(a: Arg) -> bool:
+    """Whether argument `a` is inexpressible whatever its value (its type), rather than for this launch's values."""
+    if isinstance(a, Opaque):
+        return True
+    if isinstance(a, Scalar):
+        return bool(marshal.scalar_json(a)[1])
+    return marshal.buffer_dtype(a.ttype) is None
 
 
 @dataclass
@@ -102,6 +111,10 @@ class Capture:
         for p in problems:
             self.note(name, p)
         if problems:
+            if any(_by_type(a) for a in args):
+                # The kernel's signature itself cannot be written (a descriptor, a type without an asmevo dtype):
+                # no later launch can be, so none is copied again.
+                self._rejected.add(run_hash)
             return False
         key = marshal.launch_key(grid, args)
         k = self._kernels.get(run_hash)

@@ -233,6 +233,7 @@ def test_arguments_that_cannot_be_expressed(tmp_path: Path, fake_torch: Any) -> 
                                          "BLOCK": "constexpr"}))
     launch(h, run, tensor([1.0] * 8), tensor([2.0] * 8), tensor([0.0] * 8), 8)
     cpu = FakeRun(fake_kernel())
+    cpu.kernel.metadata.hash = "cache-plain"  # another compiled kernel: the first one's signature is rejected for good
     launch(h, cpu, tensor([1.0] * 8, device="cpu"), tensor([2.0] * 8), tensor([0.0] * 8), 8)
     cap.finish()
     reasons = [e["reason"] for e in json.loads((tmp_path / "cap" / "capture.json").read_text())["not_captured"]]

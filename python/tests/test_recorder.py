@@ -140,6 +140,20 @@ def test_an_argument_that_cannot_be_captured(tmp_path: Path) -> None:
     assert ", 1 not captured," in line
 
 
+def test_a_kernel_whose_signature_cannot_be_captured_is_not_copied_again(tmp_path: Path) -> None:
+    """A descriptor argument makes every launch of the kernel inexpressible: after the first, none is looked at."""
+    cap = new_capture(tmp_path)
+    launch = FakeLaunch()
+    launch.args[1] = marshal.Opaque("y", "nvTmaDesc", "a TMA descriptor (nvTmaDesc)")
+    assert not launch.record(cap)
+    assert cap.full("r0")
+    # An overlap is a matter of this launch's addresses: a later launch may still be captured.
+    other = FakeLaunch()
+    other.args[1] = Buffer("y", "*fp32", 32, other.args[0].address + 4, 32, "cuda:0")
+    assert not other.record(cap, run_hash="r1")
+    assert not cap.full("r1")
+
+
 def test_a_kernel_without_info_is_not_retried(tmp_path: Path) -> None:
     cap = new_capture(tmp_path)
     calls: list[int] = []
