@@ -18,6 +18,11 @@
    `.amdgcn` from `asmevo disasm`), and the program compiled once more must load exactly its bytes.
 
 Writes DIR/e2e.json (every number above) and exits 0 only when every check held. Needs numpy (PyTorch brings it).
+
+A GPU machine without LLVM 22 or HIP's packages still runs asmevo: the executable links LLVM statically, so the
+stripped binary and the shared libraries `ldd` lists for it (all but the C runtime: libc, libm, libdl, libpthread,
+librt, the loader, libstdc++, libgcc_s) in one folder, run through a wrapper that sets LD_LIBRARY_PATH to it, are
+enough (about 15 MB as .tar.xz). Pass the wrapper as --asmevo.
 """
 from __future__ import annotations
 
