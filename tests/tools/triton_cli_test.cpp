@@ -420,6 +420,9 @@ TEST_F(TritonCli, OptimizeDirWritesAVerifiedOverrideTreeResumesAndShardsAlike) {
     ++stale;
   EXPECT_EQ(stale, 3u) << reflagged.out;
   EXPECT_EQ(reflagged.out.find("skipped (done in an earlier run"), std::string::npos) << reflagged.out;
+  // Every kernel that did not improve this time has no override folder, whatever the earlier run wrote.
+  for (const auto& k : json::parse(slurp(out / "summary.json"))["kernels"])
+    if (k["status"] != "improved") EXPECT_FALSE(fs::exists(out / "override" / k["hash"].get<std::string>())) << k.dump();
 }
 
 TEST_F(TritonCli, OptimizeDirRefusesBadUsage) {

@@ -626,8 +626,14 @@ int cmd_optimize_dir(int argc, char** argv) {
   const auto settle = [&](std::size_t i, int status) {
     const Capture& c = mine[i];
     const fs::path work = work_of(c);
-    // An override of an earlier run of this kernel goes first: what is written below is this run's.
-    for (const char* ext : {".hsaco", ".amdgcn"}) fs::remove(out / "override" / c.hash / (c.kernel + ext), ec);
+    // An override of an earlier run of this kernel goes first, every file of it (a kernel that no longer improves
+    // gets no override folder at all, so Triton compiles it as before): what is written below is this run's.
+    const fs::path old = out / "override" / c.hash;
+    std::vector<fs::path> stale;
+    for (fs::directory_iterator f(old, ec), end; !ec && f != end; f.increment(ec))
+      if (f->path().filename().string().starts_with(c.kernel + ".")) stale.push_back(f->path());
+    for (const auto& p : stale) fs::remove(p, ec);
+    if (fs::is_empty(old, ec)) fs::remove(old, ec);
     ec.clear();
     if (!WIFEXITED(status)) {  // killed: nothing settled, a rerun resumes its log
       rows[i] = blank_result(c, flags.executor);
