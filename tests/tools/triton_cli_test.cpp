@@ -2,15 +2,18 @@
 // (the corpus's triton-cache/: a TRITON_CACHE_DIR and a TRITON_KERNEL_DUMP folder): the listing's targets,
 // signatures and paths, bad entries named while the others are still listed; a capture folder built from the dump
 // (and the corpus's Triton transpose, which has room to improve) optimized into a Triton override tree whose K1s
-// verify, rerun without redoing a kernel, and split into shards that merge into the very bytes of a single run;
-// usage errors.
+// verify, rerun without redoing a kernel, killed midway and resumed to the same bytes, and split into shards that
+// merge into the very bytes of a single run; usage errors.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -342,6 +345,70 @@ TEST_F(TritonCli, OptimizeDirWritesAVerifiedOverrideTreeResumesAndShardsAlike) {
   for (std::size_t at = again.out.find("skipped"); at != std::string::npos; at = again.out.find("skipped", at + 1)) ++skipped;
   EXPECT_EQ(skipped, 3u) << again.out;
   EXPECT_EQ(slurp(out / "summary.json"), summary);
+
+  // Killed midway with SIGKILL to its whole process group (as an OOM killer or a lost Slurm job kills it: no chance to
+  // tidy up), one kernel at a time: once two kernels are settled and the third one's search has logged attempts.
+  // The same command again settles the first two from their result.json, resumes the third from its log, and
+  // writes the uninterrupted run's override tree and summary rows, byte for byte.
+  {
+    const fs::path killed = dir / "killed";
+    const std::vector<std::string> args{ASMEVO_CLI, "optimize-dir", cap.string(), "-o", killed.string(),
+                                        "--budget", "12", "--seed", "3", "--jobs", "1"};
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      std::vector<char*> argv;
+      for (const auto& x : args) argv.push_back(const_cast<char*>(x.c_str()));
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::setpgid(pid, pid);  // both sides, so that the group exists before the kill whichever runs first
+    // --jobs 1 takes the kernels in the summary's order; the last one's search is the one cut.
+    const json& last = s["kernels"].back();
+    const fs::path last_work = killed / "work" / last["hash"].get<std::string>() / last["kernel"].get<std::string>();
+    const auto settled = [&] {
+      std::size_t n = 0;
+      for (const auto& k : s["kernels"])
+        n += fs::exists(killed / "work" / k["hash"].get<std::string>() / k["kernel"].get<std::string>() / "result.json");
+      return n;
+    };
+    std::size_t logged = 0;
+    for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+         std::chrono::steady_clock::now() < deadline && !fs::exists(killed / "summary.json");
+         std::this_thread::sleep_for(std::chrono::milliseconds(1))) {
+      std::error_code ec;
+      if (!fs::exists(last_work / "log" / "log.jsonl", ec)) continue;
+      const std::string text = slurp(last_work / "log" / "log.jsonl");
+      logged = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+      if (logged >= 2) break;  // the header and at least one attempt
+    }
+    ::kill(-pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: nothing was interrupted";
+    ASSERT_GE(logged, 2u) << "the last kernel's search never logged an attempt";
+    ASSERT_EQ(settled(), 2u) << "the kill was to land in the last kernel's search";
+    ASSERT_FALSE(fs::exists(killed / "summary.json"));
+
+    auto resumed = run("optimize-dir " + shell_quote(cap) + " -o " + shell_quote(killed) + " --budget 12 --seed 3 --jobs 1");
+    ASSERT_EQ(resumed.code, 0) << resumed.out;
+    std::size_t earlier = 0;
+    for (auto at = resumed.out.find("skipped (done in an earlier run"); at != std::string::npos;
+         at = resumed.out.find("skipped (done in an earlier run", at + 1))
+      ++earlier;
+    EXPECT_EQ(earlier, 2u) << resumed.out;
+    const auto replayed = json::parse(slurp(last_work / "optimize.json"));
+    std::printf("[   NOTE   ] killed with %zu log lines of the last kernel; resumed, it replayed %zu attempts\n", logged,
+                replayed["replayed"].get<std::size_t>());
+    EXPECT_GE(replayed["replayed"].get<std::size_t>(), logged - 1) << "the resumed search did not replay its log";
+    expect_same_tree(killed / "override", out / "override");
+    EXPECT_EQ(json::parse(slurp(killed / "summary.json"))["kernels"], s["kernels"]);
+  }
 
   // Two shards, each in its own process at once, merged: the same override tree, byte for byte, and the same rows.
   // The shards are started by GNU parallel, as a user fans them out over cores or hosts (scripts/install-deps.sh
