@@ -19,10 +19,13 @@
 
 Writes DIR/e2e.json (every number above) and exits 0 only when every check held. Needs numpy (PyTorch brings it).
 
-A GPU machine without LLVM 22 or HIP's packages still runs asmevo: the executable links LLVM statically, so the
+A GPU machine without LLVM 22 or HIP's packages still runs asmevo: the executable links LLVM MC statically, so the
 stripped binary and the shared libraries `ldd` lists for it (all but the C runtime: libc, libm, libdl, libpthread,
 librt, the loader, libstdc++, libgcc_s) in one folder, run through a wrapper that sets LD_LIBRARY_PATH to it, are
-enough (about 15 MB as .tar.xz). Pass the wrapper as --asmevo.
+enough to emulate and verify (about 15 MB as .tar.xz). Rebuilding a code object (optimize, assemble) also needs an
+ld.lld: carry Debian's /usr/lib/llvm-22/bin/ld.lld and what `ldd` lists for it (libLLVM.so.22.1 above all) in the
+same folder and have the wrapper set ASMEVO_LLD to it (61 MB as .tar.xz in all). Without one, optimize and
+optimize-dir refuse to start and say so. Pass the wrapper as --asmevo.
 """
 from __future__ import annotations
 
@@ -128,7 +131,7 @@ def witness_override(asmevo: str, cap: Path, work: Path, arch: str) -> dict:
     k1 = tree / f"{k}.hsaco"
     r = run([asmevo, "assemble", str(src), "-o", str(k1), "--original", str(k0)])
     if r.returncode != 0:
-        return {**row, "ok": False, "why": "assemble: " + (r.stderr.strip().splitlines() or [""])[-1]}
+        return {**row, "ok": False, "why": "assemble: " + " ".join(x.strip() for x in r.stderr.strip().splitlines()[-4:])}
     v = run([asmevo, "verify", str(k0), str(k1), "--launch", str(folder / f"{k}.launch.json")])
     row["verify"] = next((x for x in v.stdout.splitlines() if x.startswith("equivalent")),
                          (v.stdout.strip().splitlines() or [""])[-1])

@@ -1,7 +1,7 @@
 // `asmevo optimize` as a user runs it on a kernel the project builds itself: the search finds a verified modeled
 // speedup, writes K1 atomically (and never touches K0), prints the JSON fields the CLI contract promises, writes its
 // report; a run killed in the middle and resumed from its log ends with the same K1 and the same attempts as an
-// uninterrupted run, no attempt repeated; bad usage is refused with a message.
+// uninterrupted run, no attempt repeated; bad usage (and a missing linker) is refused with a message.
 #include <gtest/gtest.h>
 
 #include "support/corpus.hpp"
@@ -375,6 +375,15 @@ TEST_F(OptimizeCli, BadUsageIsRefusedWithAMessage) {
     EXPECT_NE(hip.out.find("asmevo: "), std::string::npos) << hip.out;
     EXPECT_FALSE(fs::exists(dir / "h.co"));
   }
+  // Without a linker every candidate that changes a size would fail to build, and the search would end in a "no gain"
+  // that hides why (as it did on a GPU host without lld): refused before the search, naming the linker, nothing written.
+  const auto no_lld = asmevo::test::run_command("ASMEVO_LLD=" + (dir / "no-ld.lld").string() + " " + std::string(ASMEVO_CLI) +
+                                                    " optimize " + k0 + " --launch " + launch + " -o " + (dir / "l.co").string(),
+                                                true);
+  EXPECT_TRUE(WIFEXITED(no_lld.status) && WEXITSTATUS(no_lld.status) == 2) << no_lld.out;
+  EXPECT_NE(no_lld.out.find("ASMEVO_LLD names a file that is not executable"), std::string::npos) << no_lld.out;
+  EXPECT_EQ(no_lld.out.find("attempt"), std::string::npos) << "the search started: " << no_lld.out;
+  EXPECT_FALSE(fs::exists(dir / "l.co"));
   auto no_launch = run("optimize " + k0 + " -o " + (dir / "x.co").string());
   EXPECT_EQ(no_launch.code, 2);
   EXPECT_NE(no_launch.out.find("--launch"), std::string::npos) << no_launch.out;

@@ -518,6 +518,14 @@ TEST_F(TritonCli, OptimizeDirRefusesBadUsage) {
   refused("optimize-dir " + shell_quote(dir / "amb") + o, "lists it as ambiguous");
   refused("optimize-dir " + c, "needs -o OUT");
   {
+    // Without a linker every child's search would fail to build its candidates: said once, before any kernel starts.
+    const auto r = asmevo::test::run_command("ASMEVO_LLD=" + shell_quote(dir / "no-ld.lld") + " " + ASMEVO_CLI +
+                                                 " optimize-dir " + c + o, true);
+    EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2) << r.out;
+    EXPECT_NE(r.out.find("ASMEVO_LLD names a file that is not executable"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+  {
     // Another run holds OUT (its lock): refused, nothing started.
     fs::create_directories(dir / "busy");
     const int fd = ::open((dir / "busy" / ".lock").c_str(), O_RDWR | O_CREAT, 0644);

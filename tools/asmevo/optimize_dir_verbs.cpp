@@ -35,6 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asmevo/codeobject/link.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/support/file.hpp"
 #include "asmevo/verify/code_object.hpp"
@@ -550,6 +551,9 @@ int cmd_optimize_dir(int argc, char** argv) {
         (shard = std::stoul(s.substr(0, slash))) >= (shards = std::stoul(s.substr(slash + 1))))
       return usage_error("--shard takes I/N with 0 <= I < N (this process takes the kernels whose index is I mod N); got '" + s + "'");
   }
+
+  // Every child's search links its candidates with ld.lld: without one, say so once rather than in every kernel's row.
+  if (auto lld = codeobject::find_lld(); !lld) return report(lld.error());
 
   std::vector<std::string> notes;
   std::vector<Diag> problems;

@@ -262,6 +262,9 @@ class Search {
     auto enc = codeobject::encoder_for(k0_.elf);
     if (!enc) return unexpected(std::move(enc).error());
     enc_ = std::move(*enc);
+    // Every candidate that changes a size is linked by ld.lld (codeobject/link.hpp): without one, each would fail to
+    // build and the search would end in a "no gain" that does not say why.
+    if (auto lld = codeobject::find_lld(); !lld) return unexpected(std::move(lld).error());
 
     // K0: what the launch exercises, its cost and its profile.
     auto ran = verify::exercised_by(k0_, shapes_, exec_, opt_.verify);

@@ -107,7 +107,8 @@ class TempDir {
   // Debian's llvm-22 package keeps the unversioned tools here; not on PATH by default.
   if (::access("/usr/lib/llvm-22/bin/ld.lld", X_OK) == 0) return std::filesystem::path("/usr/lib/llvm-22/bin/ld.lld");
   return fail(DiagCode::usage, "cannot find ld.lld (LLVM's linker) to link the rebuilt code object", {}, {},
-              "install lld-22 (scripts/install-deps.sh does), or set ASMEVO_LLD to its path");
+              "install lld-22 (scripts/install-deps.sh does), or set ASMEVO_LLD to an ld.lld (a ROCm install has one "
+              "in /opt/rocm/llvm/bin)");
 }
 
 /// Links one relocatable object (the bytes `llvm-mc -filetype=obj` or mc::Context::assemble_object make)
