@@ -24,8 +24,9 @@ stripped binary and the shared libraries `ldd` lists for it (all but the C runti
 librt, the loader, libstdc++, libgcc_s) in one folder, run through a wrapper that sets LD_LIBRARY_PATH to it, are
 enough to emulate and verify (about 15 MB as .tar.xz). Rebuilding a code object (optimize, assemble) also needs an
 ld.lld: carry Debian's /usr/lib/llvm-22/bin/ld.lld and what `ldd` lists for it (libLLVM.so.22.1 above all) in the
-same folder and have the wrapper set ASMEVO_LLD to it (61 MB as .tar.xz in all). Without one, optimize and
-optimize-dir refuse to start and say so. Pass the wrapper as --asmevo.
+same folder and have the wrapper set ASMEVO_LLD to it (61 MB as .tar.xz in all; 47 MB with libz3 and ICU's data
+library, which ld.lld loads but never calls, replaced by empty libraries of the same soname). Without a linker,
+optimize and optimize-dir refuse to start and say so. Pass the wrapper as --asmevo.
 """
 from __future__ import annotations
 

@@ -384,6 +384,17 @@ TEST_F(OptimizeCli, BadUsageIsRefusedWithAMessage) {
   EXPECT_NE(no_lld.out.find("ASMEVO_LLD names a file that is not executable"), std::string::npos) << no_lld.out;
   EXPECT_EQ(no_lld.out.find("attempt"), std::string::npos) << "the search started: " << no_lld.out;
   EXPECT_FALSE(fs::exists(dir / "l.co"));
+  // A linker that is there but fails every link: the search runs, nothing is written, and the "why not" says what
+  // the attempts came to and names the first failure.
+  const auto bad_lld = asmevo::test::run_command("ASMEVO_LLD=/bin/false " + std::string(ASMEVO_CLI) + " optimize " + k0 +
+                                                     " --launch " + launch + " -o " + (dir / "l.co").string() +
+                                                     " --budget 6 --seed 1 --json 2>/dev/null",
+                                                 false);
+  ASSERT_TRUE(WIFEXITED(bad_lld.status) && WEXITSTATUS(bad_lld.status) == 1) << bad_lld.out;
+  const auto why = nlohmann::json::parse(bad_lld.out).value("why_not", std::string());
+  EXPECT_EQ(why.rfind("no verified candidate was faster than K0 (6 attempts: ", 0), 0u) << why;
+  EXPECT_NE(why.find(" failed (first: rebuild: error: ld.lld failed (exit status 1))"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(dir / "l.co"));
   auto no_launch = run("optimize " + k0 + " -o " + (dir / "x.co").string());
   EXPECT_EQ(no_launch.code, 2);
   EXPECT_NE(no_launch.out.find("--launch"), std::string::npos) << no_launch.out;

@@ -240,9 +240,8 @@ Json result_of(const Capture& c, const std::string& executor, int code, const fs
   r["verified"] = j["verified"].get<bool>();
   r["status"] = code == exit_ok && r["verified"].get<bool>() ? "improved" : "unchanged";
   if (r["status"] == "unchanged")
-    r["why_not"] = j.value("improved", false)
-                       ? "the best candidate did not verify again on fresh schedule seeds: " + j.value("reverify", std::string())
-                       : std::string("no verified candidate was faster than K0");
+    r["why_not"] = j.contains("why_not") && j["why_not"].is_string() ? j["why_not"].get<std::string>()
+                                                                      : std::string("no verified candidate was faster than K0");
   return r;
 }
 

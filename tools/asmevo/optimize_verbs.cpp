@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +52,37 @@ void print_progress(const agent::Progress& p, bool tty) {
     << (p.tokens.estimated ? " (some estimated)" : "") << ", " << fixed(p.seconds, 1) << " s";
   if (tty) std::cerr << "\r" << s.str() << "\x1b[K" << std::flush;
   else std::cerr << s.str() << "\n";
+}
+
+/// What the attempts came to, for a run that wrote nothing: "40 attempts: 30 slower, 8 not equivalent, 2 failed
+/// (first: rebuild: …)". A failure names its first reason: a tool the rebuild or the runs need shows there.
+std::string attempts_text(const std::vector<nlohmann::json>& records) {
+  static constexpr std::pair<std::string_view, std::string_view> names[] = {
+      {"accepted", "accepted"}, {"slower", "slower"},  {"not_equivalent", "not equivalent"},
+      {"invalid", "invalid"},   {"unchanged", "changing nothing"}, {"failed", "failed"}, {"no_proposal", "no proposal"}};
+  std::map<std::string, std::uint64_t> counts;
+  std::string first_failure;
+  for (const auto& rec : records) {
+    const std::string o = rec.value("outcome", std::string("?"));
+    ++counts[o];
+    if (o == "failed" && first_failure.empty()) {
+      first_failure = rec.value("reason", std::string());
+      first_failure = first_failure.substr(0, first_failure.find('\n'));  // the message, not the hint under it
+    }
+  }
+  std::string text = std::to_string(records.size()) + (records.size() == 1 ? " attempt" : " attempts");
+  const char* sep = ": ";
+  const auto add = [&](std::string_view outcome, std::string_view name) {
+    const auto it = counts.find(std::string(outcome));
+    if (it == counts.end()) return;
+    text += sep + std::to_string(it->second) + " " + std::string(name);
+    if (outcome == "failed" && !first_failure.empty()) text += " (first: " + first_failure + ")";
+    sep = ", ";
+    counts.erase(it);
+  };
+  for (const auto& [outcome, name] : names) add(outcome, name);
+  while (!counts.empty()) add(counts.begin()->first, counts.begin()->first);  // outcomes not named above
+  return text;
 }
 
 /// The launched kernel's code as text (for the diff): the program printed without ids.
@@ -383,6 +416,10 @@ int cmd_optimize(int argc, char** argv) {
         steps.push_back({{"attempt", rec["attempt"]}, {"lineage", rec["lineage"]}, {"summary", rec.value("summary", std::string())},
                          {"cost_before", rec.value("parent_cost", 0.0)}, {"cost_after", rec.value("cost", 0.0)}});
     j["accepted_steps"] = std::move(steps);
+    // Why nothing was written, in one sentence (optimize-dir's summary shows it).
+    j["why_not"] = verified    ? nlohmann::json()
+                   : r.improved ? nlohmann::json("the best candidate did not verify again on fresh schedule seeds: " + reverify_reason)
+                                : nlohmann::json("no verified candidate was faster than K0 (" + attempts_text(r.records) + ")");
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "optimize: " << (*shapes)[so.timed_shape].kernel << ": " << fixed(r.cost_before, 0) << " -> "
@@ -400,7 +437,8 @@ int cmd_optimize(int argc, char** argv) {
     if (r.accepted && r.tokens.total())
       std::cout << "optimize: " << fixed(static_cast<double>(r.tokens.total()) / static_cast<double>(r.accepted), 0)
                 << " tokens per verified improvement\n";
-    if (!r.improved) std::cout << "optimize: no verified candidate was faster than K0; nothing written\n";
+    if (!r.improved)
+      std::cout << "optimize: no verified candidate was faster than K0 (" << attempts_text(r.records) << "); nothing written\n";
     else if (!verified)
       std::cout << "optimize: the best candidate did not verify again on fresh schedule seeds (" << reverify_reason
                 << "); nothing written\n";
