@@ -3,7 +3,8 @@
 // signatures and paths, bad entries named while the others are still listed; a capture folder built from the dump
 // (and the corpus's Triton transpose, which has room to improve) optimized into a Triton override tree whose K1s
 // verify, rerun without redoing a kernel, killed midway and resumed to the same bytes, and split into shards that
-// merge into the very bytes of a single run; usage errors.
+// merge into the very bytes of a single run; kernels whose attempts a broken linker failed are run again once it is
+// mended; usage errors.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -66,6 +67,13 @@ void expect_same_tree(const fs::path& a, const fs::path& b) {
   EXPECT_EQ(na, nb);
   for (const auto& [k, v] : ta)
     if (tb.count(k)) EXPECT_TRUE(v == tb.at(k)) << k << " differs between " << a << " and " << b;
+}
+
+/// How many times `needle` occurs in `text`.
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
 }
 
 std::set<std::string> file_names(const fs::path& dir) {
@@ -343,19 +351,26 @@ TEST_F(TritonCli, OptimizeDirWritesAVerifiedOverrideTreeResumesAndShardsAlike) {
   // Run again: every kernel is skipped, and the summary is the same.
   auto again = run("optimize-dir " + shell_quote(cap) + " -o " + shell_quote(out) + search);
   EXPECT_EQ(again.code, 0) << again.out;
-  std::size_t skipped = 0;
-  for (std::size_t at = again.out.find("skipped"); at != std::string::npos; at = again.out.find("skipped", at + 1)) ++skipped;
-  EXPECT_EQ(skipped, 3u) << again.out;
+  EXPECT_EQ(occurrences(again.out, "skipped"), 3u) << again.out;
   EXPECT_EQ(slurp(out / "summary.json"), summary);
 
-  // Killed midway with SIGKILL to its whole process group (as an OOM killer or a lost Slurm job kills it: no chance to
-  // tidy up), one kernel at a time: once two kernels are settled and the third one's search has logged attempts.
-  // The same command again settles the first two from their result.json, resumes the third from its log, and
-  // writes the uninterrupted run's override tree and summary rows, byte for byte.
+  // Killed midway with SIGKILL to its whole process group (as `kill -9 -PGID` or a cancelled Slurm job kills it: no
+  // chance to tidy up), one kernel at a time: once two kernels are settled and the third one's search has accepted a
+  // candidate. The same command again settles the first two from their result.json, resumes the third from its log
+  // (replaying the accepted attempt: rebuilt, verified and timed again), and writes the uninterrupted run's override
+  // tree and summary rows, byte for byte.
   {
+    // --jobs 1 takes the kernels in the summary's order; the last one's search is the one cut, and it must be one that
+    // improves, so that its log holds an accepted attempt to replay.
+    const json& last = s["kernels"].back();
+    ASSERT_EQ(last["status"], "improved") << last.dump();
     const fs::path killed = dir / "killed";
+    const fs::path last_work = killed / "work" / last["hash"].get<std::string>() / last["kernel"].get<std::string>();
     const std::vector<std::string> args{ASMEVO_CLI, "optimize-dir", cap.string(), "-o", killed.string(),
                                         "--budget", "12", "--seed", "3", "--jobs", "1"};
+    std::vector<char*> argv;
+    for (const auto& x : args) argv.push_back(const_cast<char*>(x.c_str()));
+    argv.push_back(nullptr);
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
@@ -363,51 +378,61 @@ TEST_F(TritonCli, OptimizeDirWritesAVerifiedOverrideTreeResumesAndShardsAlike) {
       const int null = ::open("/dev/null", O_WRONLY);
       ::dup2(null, 1);
       ::dup2(null, 2);
-      std::vector<char*> argv;
-      for (const auto& x : args) argv.push_back(const_cast<char*>(x.c_str()));
-      argv.push_back(nullptr);
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
     ::setpgid(pid, pid);  // both sides, so that the group exists before the kill whichever runs first
-    // --jobs 1 takes the kernels in the summary's order; the last one's search is the one cut.
-    const json& last = s["kernels"].back();
-    const fs::path last_work = killed / "work" / last["hash"].get<std::string>() / last["kernel"].get<std::string>();
     const auto settled = [&] {
       std::size_t n = 0;
       for (const auto& k : s["kernels"])
         n += fs::exists(killed / "work" / k["hash"].get<std::string>() / k["kernel"].get<std::string>() / "result.json");
       return n;
     };
-    std::size_t logged = 0;
+    std::size_t logged = 0;  // whole attempt records in the last kernel's log when it was killed
+    bool accepted = false;
     for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
-         std::chrono::steady_clock::now() < deadline && !fs::exists(killed / "summary.json");
+         !accepted && std::chrono::steady_clock::now() < deadline && !fs::exists(killed / "summary.json");
          std::this_thread::sleep_for(std::chrono::milliseconds(1))) {
       std::error_code ec;
       if (!fs::exists(last_work / "log" / "log.jsonl", ec)) continue;
       const std::string text = slurp(last_work / "log" / "log.jsonl");
-      logged = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-      if (logged >= 2) break;  // the header and at least one attempt
+      logged = 0;
+      bool header = true;
+      for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+        if (std::exchange(header, false)) continue;
+        ++logged;
+        const auto rec = json::parse(text.substr(at, nl - at), nullptr, false);
+        accepted = accepted || (rec.is_object() && rec.value("outcome", std::string()) == "accepted");
+      }
     }
     ::kill(-pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: nothing was interrupted";
-    ASSERT_GE(logged, 2u) << "the last kernel's search never logged an attempt";
+    ASSERT_TRUE(accepted) << "the last kernel's search never logged an accepted attempt (" << logged << " attempts)";
     ASSERT_EQ(settled(), 2u) << "the kill was to land in the last kernel's search";
     ASSERT_FALSE(fs::exists(killed / "summary.json"));
+    // The optimize child inherits OUT's lock and lets go of it only when it is gone, which a SIGKILL does not make
+    // immediate: wait for the lock, as a user's rerun would have to.
+    {
+      const int fd = ::open((killed / ".lock").c_str(), O_RDWR);
+      ASSERT_GE(fd, 0);
+      bool free = false;
+      for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+           !(free = ::flock(fd, LOCK_EX | LOCK_NB) == 0) && std::chrono::steady_clock::now() < deadline;)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      ::close(fd);
+      ASSERT_TRUE(free) << "the killed run's children still hold " << killed / ".lock";
+    }
 
     auto resumed = run("optimize-dir " + shell_quote(cap) + " -o " + shell_quote(killed) + " --budget 12 --seed 3 --jobs 1");
     ASSERT_EQ(resumed.code, 0) << resumed.out;
-    std::size_t earlier = 0;
-    for (auto at = resumed.out.find("skipped (done in an earlier run"); at != std::string::npos;
-         at = resumed.out.find("skipped (done in an earlier run", at + 1))
-      ++earlier;
-    EXPECT_EQ(earlier, 2u) << resumed.out;
-    const auto replayed = json::parse(slurp(last_work / "optimize.json"));
-    std::printf("[   NOTE   ] killed with %zu log lines of the last kernel; resumed, it replayed %zu attempts\n", logged,
-                replayed["replayed"].get<std::size_t>());
-    EXPECT_GE(replayed["replayed"].get<std::size_t>(), logged - 1) << "the resumed search did not replay its log";
+    EXPECT_EQ(occurrences(resumed.out, "skipped (done in an earlier run"), 2u) << resumed.out;
+    const auto replayed = json::parse(slurp(last_work / "optimize.json"))["replayed"].get<std::size_t>();
+    std::printf("[   NOTE   ] killed with %zu attempts of the last kernel logged; resumed, it replayed %zu of 12\n", logged,
+                replayed);
+    EXPECT_GE(replayed, logged) << "the resumed search did not replay its log";
+    EXPECT_LT(replayed, 12u) << "nothing was left to search after the kill";
     expect_same_tree(killed / "override", out / "override");
     EXPECT_EQ(json::parse(slurp(killed / "summary.json"))["kernels"], s["kernels"]);
   }
@@ -483,15 +508,44 @@ TEST_F(TritonCli, OptimizeDirWritesAVerifiedOverrideTreeResumesAndShardsAlike) {
   // optimized again rather than skipped.
   auto reflagged = run("optimize-dir " + shell_quote(cap) + " -o " + shell_quote(out) + " --budget 6 --seed 4 --jobs 2");
   EXPECT_NE(reflagged.code, 2) << reflagged.out;
-  std::size_t stale = 0;
-  for (auto at = reflagged.out.find("written for another K0"); at != std::string::npos;
-       at = reflagged.out.find("written for another K0", at + 1))
-    ++stale;
-  EXPECT_EQ(stale, 3u) << reflagged.out;
+  EXPECT_EQ(occurrences(reflagged.out, "written for another K0"), 3u) << reflagged.out;
   EXPECT_EQ(reflagged.out.find("skipped (done in an earlier run"), std::string::npos) << reflagged.out;
   // Every kernel that did not improve this time has no override folder, whatever the earlier run wrote.
   for (const auto& k : json::parse(slurp(out / "summary.json"))["kernels"])
     if (k["status"] != "improved") EXPECT_FALSE(fs::exists(out / "override" / k["hash"].get<std::string>())) << k.dump();
+}
+
+TEST_F(TritonCli, OptimizeDirRunsAgainWhatAToolFailed) {
+  ASMEVO_REQUIRE_CORPUS(corpus);
+  const fs::path cap = dir / "capture", out = dir / "out";
+  make_capture(corpus, cap);
+  const std::string cmd = " optimize-dir " + shell_quote(cap) + " -o " + shell_quote(out) + " --budget 4 --seed 3 --jobs 2";
+  // A linker that is there but fails every link (a broken install): nothing improves, and each row says what the
+  // attempts came to and what failed first.
+  const auto broken = asmevo::test::run_command("ASMEVO_LLD=/bin/false " + std::string(ASMEVO_CLI) + cmd, true);
+  EXPECT_TRUE(WIFEXITED(broken.status) && WEXITSTATUS(broken.status) == 1) << broken.out;
+  const auto s = json::parse(slurp(out / "summary.json"));
+  ASSERT_EQ(s["kernels"].size(), 3u);
+  std::size_t with_failures = 0;
+  for (const auto& k : s["kernels"]) {
+    EXPECT_EQ(k["status"], "unchanged") << k.dump();
+    const std::string why = k["why_not"].get<std::string>();
+    EXPECT_EQ(why.rfind("no verified candidate was faster than K0 (4 attempts: ", 0), 0u) << why;
+    if (k.value("failed_attempts", 0u) == 0) continue;
+    ++with_failures;
+    EXPECT_NE(why.find(" failed); first failure: rebuild: ld.lld failed (exit status 1)"), std::string::npos) << why;
+  }
+  ASSERT_GE(with_failures, 1u) << "no attempt needed the linker: the test checks nothing\n" << broken.out;
+  EXPECT_EQ(occurrences(broken.out, "attempt(s) failed"), with_failures) << broken.out;  // the progress lines say it
+  EXPECT_TRUE(tree(out / "override").empty());
+
+  // Mended (the linker found as usual), the same command runs those kernels again instead of keeping the result.
+  auto mended = run(cmd);
+  EXPECT_NE(mended.code, 2) << mended.out;
+  EXPECT_EQ(occurrences(mended.out, "some attempts failed in the earlier run"), with_failures) << mended.out;
+  EXPECT_EQ(occurrences(mended.out, "skipped (done in an earlier run"), 3u - with_failures) << mended.out;
+  for (const auto& k : json::parse(slurp(out / "summary.json"))["kernels"])
+    EXPECT_EQ(k.value("failed_attempts", 0u), 0u) << k.dump();
 }
 
 TEST_F(TritonCli, OptimizeDirRefusesBadUsage) {

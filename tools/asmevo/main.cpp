@@ -80,7 +80,8 @@ verbs:
                                                     (--jobs 1, the same --seed); improved kernels go to
                                                     OUT/override/<HASH>/ laid out as Triton's dump (for
                                                     TRITON_OVERRIDE_DIR), logs and results to OUT/work; a rerun
-                                                    resumes (--resume or not) and skips finished kernels; --shard
+                                                    resumes (--resume or not) and skips finished kernels (not
+                                                    those with failed attempts: they run again); --shard
                                                     I/N takes the kernels whose index is I mod N; --time makes
                                                     results depend on the machine; exit 0 when a kernel improved,
                                                     1 when none did, 2 when one failed
@@ -96,6 +97,8 @@ TARGET: gfx90a, gfx942 (gfx940/gfx941 are read as gfx942) or gfx950.
 Files that use .include, .macro, .rept, .irp or .if are expanded first (includes are searched in the
 file's own folder, then in each -I DIR), so fmt prints the expanded program.
 Exit codes: 0 success, 1 negative answer, 2 bad input or usage, 3 internal error.
+assemble, roundtrip, apply, optimize and optimize-dir link with ld.lld: $ASMEVO_LLD, else ld.lld-22 or ld.lld on PATH,
+else /usr/lib/llvm-22/bin/ld.lld; optimize and optimize-dir refuse to start (exit 2) without one.
 )";
 
 std::string hex_bytes(const std::vector<std::uint8_t>& b) {

@@ -242,6 +242,10 @@ Json result_of(const Capture& c, const std::string& executor, int code, const fs
   if (r["status"] == "unchanged")
     r["why_not"] = j.contains("why_not") && j["why_not"].is_string() ? j["why_not"].get<std::string>()
                                                                       : std::string("no verified candidate was faster than K0");
+  // Attempts that failed (a rebuild or a run that could not be done: a tool's failure, not the candidate's) make a
+  // rerun optimize the kernel again rather than keep this result.
+  if (j.contains("outcomes") && j["outcomes"].is_object() && j["outcomes"].contains("failed") && j["outcomes"]["failed"].is_number_unsigned())
+    r["failed_attempts"] = j["outcomes"]["failed"];
   return r;
 }
 
@@ -329,7 +333,8 @@ std::string fixed(double v, int digits) {
 /// One word on a finished kernel, for the progress line.
 std::string outcome_text(const Json& r) {
   if (r["status"] == "improved") return fixed(r["speedup"].get<double>(), 3) + "x, verified";
-  if (r["status"] == "unchanged") return "no gain";
+  if (r["status"] == "unchanged")
+    return "no gain" + (r.value("failed_attempts", 0u) ? "; " + std::to_string(r.value("failed_attempts", 0u)) + " attempt(s) failed" : std::string());
   return "failed: " + (r["why_not"].is_string() ? r["why_not"].get<std::string>() : std::string("?"));
 }
 
@@ -551,9 +556,6 @@ int cmd_optimize_dir(int argc, char** argv) {
       return usage_error("--shard takes I/N with 0 <= I < N (this process takes the kernels whose index is I mod N); got '" + s + "'");
   }
 
-  // Every child's search links its candidates with ld.lld: without one, say so once rather than in every kernel's row.
-  if (auto lld = codeobject::find_lld(); !lld) return report(lld.error());
-
   std::vector<std::string> notes;
   std::vector<Diag> problems;
   auto all = find_captures(dir, notes, problems);
@@ -566,6 +568,10 @@ int cmd_optimize_dir(int argc, char** argv) {
   std::vector<Capture> mine;
   for (std::size_t i = 0; i < all->size(); ++i)
     if (i % shards == shard) mine.push_back((*all)[i]);
+
+  // Every child's search links its candidates with ld.lld: without one, say so once (before OUT is made) rather than
+  // in every kernel's row.
+  if (auto lld = codeobject::find_lld(); !lld) return report(lld.error());
 
   std::error_code ec;
   fs::create_directories(out / "work", ec);
@@ -601,6 +607,17 @@ int cmd_optimize_dir(int argc, char** argv) {
       // K0, the launch file, the executor or the flags changed: the result, its log and its override are stale.
       std::cerr << "asmevo: " << rp.string() << ": written for another K0, launch file, executor or flags; optimizing the "
                 << "kernel again\n";
+      fs::remove_all(work_of(mine[i]), ec);
+      ec.clear();
+      todo.push_back(i);
+      continue;
+    }
+    if (r["status"] == "failed" || r.value("failed_attempts", 0u) != 0) {
+      // What failed was a tool's doing (a linker, a child, a run) and may be mended since: try the kernel again, from
+      // the start (its log would replay the same failures).
+      std::cerr << "asmevo: " << rp.string() << ": " << (r["status"] == "failed" ? "the kernel failed" : "some attempts failed")
+                << " in the earlier run (" << (r["why_not"].is_string() ? r["why_not"].get<std::string>() : std::string("?"))
+                << "); optimizing the kernel again\n";
       fs::remove_all(work_of(mine[i]), ec);
       ec.clear();
       todo.push_back(i);

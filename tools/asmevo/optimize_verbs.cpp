@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -54,35 +56,61 @@ void print_progress(const agent::Progress& p, bool tty) {
   else std::cerr << s.str() << "\n";
 }
 
-/// What the attempts came to, for a run that wrote nothing: "40 attempts: 30 slower, 8 not equivalent, 2 failed
-/// (first: rebuild: …)". A failure names its first reason: a tool the rebuild or the runs need shows there.
-std::string attempts_text(const std::vector<nlohmann::json>& records) {
+/// What a search's attempts came to: how many had each outcome, and the first failure's message (a failure is not
+/// the candidate's doing: a rebuild or a run that could not be done, where a missing or broken tool shows).
+struct AttemptTally {
+  std::map<std::string, std::uint64_t> counts;  ///< outcome -> attempts
+  std::uint64_t total = 0;
+  std::string first_failure;  ///< its message and the first line of what the tool said, without error:/hint: lines
+};
+
+AttemptTally tally_attempts(const std::vector<nlohmann::json>& records) {
+  AttemptTally t;
+  for (const auto& rec : records) {
+    const std::string o = rec.value("outcome", std::string("?"));
+    ++t.counts[o];
+    ++t.total;
+    if (o != "failed" || !t.first_failure.empty()) continue;
+    // "rebuild: error: ld.lld failed (exit status 127)\n  <what ld.lld printed>\n  hint: …": the message and one line
+    // of the tool's own words; Diag::str's "error: " and its hint say nothing here.
+    std::istringstream in(rec.value("reason", std::string()));
+    std::string line;
+    int kept = 0;
+    while (kept < 2 && std::getline(in, line)) {
+      line.erase(0, line.find_first_not_of(" \t"));
+      if (line.empty() || line.starts_with("hint:")) continue;
+      for (std::size_t at; (at = line.find("error: ")) != std::string::npos;) line.erase(at, 7);
+      t.first_failure += (kept++ ? ": " : "") + line;
+    }
+    if (t.first_failure.size() > 400) t.first_failure = t.first_failure.substr(0, 400) + "…";
+  }
+  return t;
+}
+
+/// "40 attempts: 30 slower, 8 not equivalent, 2 failed".
+std::string tally_text(const AttemptTally& t) {
   static constexpr std::pair<std::string_view, std::string_view> names[] = {
       {"accepted", "accepted"}, {"slower", "slower"},  {"not_equivalent", "not equivalent"},
       {"invalid", "invalid"},   {"unchanged", "changing nothing"}, {"failed", "failed"}, {"no_proposal", "no proposal"}};
-  std::map<std::string, std::uint64_t> counts;
-  std::string first_failure;
-  for (const auto& rec : records) {
-    const std::string o = rec.value("outcome", std::string("?"));
-    ++counts[o];
-    if (o == "failed" && first_failure.empty()) {
-      first_failure = rec.value("reason", std::string());
-      first_failure = first_failure.substr(0, first_failure.find('\n'));  // the message, not the hint under it
-    }
-  }
-  std::string text = std::to_string(records.size()) + (records.size() == 1 ? " attempt" : " attempts");
+  auto counts = t.counts;
+  std::string text = std::to_string(t.total) + (t.total == 1 ? " attempt" : " attempts");
   const char* sep = ": ";
-  const auto add = [&](std::string_view outcome, std::string_view name) {
-    const auto it = counts.find(std::string(outcome));
+  const auto add = [&](const std::string& outcome, std::string_view name) {
+    const auto it = counts.find(outcome);
     if (it == counts.end()) return;
     text += sep + std::to_string(it->second) + " " + std::string(name);
-    if (outcome == "failed" && !first_failure.empty()) text += " (first: " + first_failure + ")";
     sep = ", ";
     counts.erase(it);
   };
-  for (const auto& [outcome, name] : names) add(outcome, name);
+  for (const auto& [outcome, name] : names) add(std::string(outcome), name);
   while (!counts.empty()) add(counts.begin()->first, counts.begin()->first);  // outcomes not named above
   return text;
+}
+
+/// Why a search that was not improved wrote nothing, in one sentence.
+std::string nothing_faster(const AttemptTally& t) {
+  return "no verified candidate was faster than K0 (" + tally_text(t) + ")" +
+         (t.first_failure.empty() ? std::string() : "; first failure: " + t.first_failure);
 }
 
 /// The launched kernel's code as text (for the diff): the program printed without ids.
@@ -364,6 +392,7 @@ int cmd_optimize(int argc, char** argv) {
   }
 
   const std::string unit = r.modeled ? "modeled cycles" : "us (measured median)";
+  const AttemptTally tally = tally_attempts(r.records);
   if (json) {
     nlohmann::json j;
     j["kernel"] = (*shapes)[so.timed_shape].kernel;
@@ -419,7 +448,10 @@ int cmd_optimize(int argc, char** argv) {
     // Why nothing was written, in one sentence (optimize-dir's summary shows it).
     j["why_not"] = verified    ? nlohmann::json()
                    : r.improved ? nlohmann::json("the best candidate did not verify again on fresh schedule seeds: " + reverify_reason)
-                                : nlohmann::json("no verified candidate was faster than K0 (" + attempts_text(r.records) + ")");
+                                : nlohmann::json(nothing_faster(tally));
+    // What the attempts came to, by outcome: optimize-dir optimizes a kernel again when some failed (a failure is a
+    // tool's, and may be mended before the next run).
+    j["outcomes"] = tally.counts;
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "optimize: " << (*shapes)[so.timed_shape].kernel << ": " << fixed(r.cost_before, 0) << " -> "
@@ -437,8 +469,7 @@ int cmd_optimize(int argc, char** argv) {
     if (r.accepted && r.tokens.total())
       std::cout << "optimize: " << fixed(static_cast<double>(r.tokens.total()) / static_cast<double>(r.accepted), 0)
                 << " tokens per verified improvement\n";
-    if (!r.improved)
-      std::cout << "optimize: no verified candidate was faster than K0 (" << attempts_text(r.records) << "); nothing written\n";
+    if (!r.improved) std::cout << "optimize: " << nothing_faster(tally) << "; nothing written\n";
     else if (!verified)
       std::cout << "optimize: the best candidate did not verify again on fresh schedule seeds (" << reverify_reason
                 << "); nothing written\n";

@@ -47,6 +47,7 @@
 #include "asmevo/agent/edit_script.hpp"
 #include "asmevo/agent/proposer.hpp"
 #include "asmevo/analysis/cfg.hpp"
+#include "asmevo/codeobject/link.hpp"
 #include "asmevo/codeobject/rebuild.hpp"
 #include "asmevo/codeobject/recover.hpp"
 #include "asmevo/emu/launch.hpp"
@@ -245,8 +246,9 @@ class Search {
                 {"proposers", names}};
   }
 
-  /// Runs the search. Errors: K0 does not run cleanly, the launch does not fit, the log cannot be written, a resumed
-  /// log that does not replay (a different K0, launch or options).
+  /// Runs the search. Errors: no ld.lld to link candidates with (codeobject::find_lld; a candidate of K0's size would
+  /// not need one, but nearly every edit changes a size), K0 does not run cleanly, the launch does not fit, the log
+  /// cannot be written, a resumed log that does not replay (a different K0, launch or options).
   [[nodiscard]] Expected<SearchResult> run() {
     const auto t0 = std::chrono::steady_clock::now();
     SearchResult res;

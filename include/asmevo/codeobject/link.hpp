@@ -99,7 +99,8 @@ class TempDir {
 /// The ld.lld to use: $ASMEVO_LLD, else ld.lld-22 / ld.lld on PATH, else /usr/lib/llvm-22/bin/ld.lld.
 [[nodiscard]] inline Expected<std::filesystem::path> find_lld() {
   if (const char* e = std::getenv("ASMEVO_LLD"); e && *e) {
-    if (::access(e, X_OK) == 0) return std::filesystem::path(e);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(e, ec) && ::access(e, X_OK) == 0) return std::filesystem::path(e);
     return fail(DiagCode::usage, "ASMEVO_LLD names a file that is not executable", {}, e);
   }
   for (const char* name : {"ld.lld-22", "ld.lld"})
