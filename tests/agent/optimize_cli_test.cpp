@@ -116,6 +116,9 @@ TEST_F(OptimizeCli, FindsAVerifiedModeledSpeedupAndWritesK1AndTheReport) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(e.out)["modeled_cycles"].get<double>(), j["modeled_cycles_after"].get<double>());
   const std::string html = slurp(rep);
   EXPECT_NE(html.find("<svg"), std::string::npos);
+  // What the attempts came to, the same tally as --json's outcomes.
+  std::string tally = "What the attempts came to: 12 attempts: " + std::to_string(j["outcomes"]["accepted"].get<int>()) + " accepted";
+  EXPECT_NE(html.find(tally), std::string::npos) << tally;
   EXPECT_NE(html.find("</html>"), std::string::npos);
   // K0 and K1 against the cost model's speed-of-light bound.
   EXPECT_NE(html.find("K0 vs bound"), std::string::npos);

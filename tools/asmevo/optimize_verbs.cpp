@@ -385,14 +385,16 @@ int cmd_optimize(int argc, char** argv) {
     if (auto w = write_file_atomic(out->second, std::string_view(reinterpret_cast<const char*>(r.k1.data()), r.k1.size())); !w)
       return report(w.error());
 
+  const AttemptTally tally = tally_attempts(r.records);
   if (auto rp = a.opt.find("--report"); rp != a.opt.end()) {
-    const auto d = report_data(r, (*shapes)[so.timed_shape].kernel, std::string(to_string(k0->module.target)), a.pos[0],
-                               out->second, executor, verified, so.seed, reverify_reason);
+    auto d = report_data(r, (*shapes)[so.timed_shape].kernel, std::string(to_string(k0->module.target)), a.pos[0],
+                         out->second, executor, verified, so.seed, reverify_reason);
+    d.notes.push_back("What the attempts came to: " + tally_text(tally) +
+                      (tally.first_failure.empty() ? std::string(".") : "; the first failure: " + tally.first_failure + "."));
     if (auto w = write_file_atomic(rp->second, agent::render_report(d)); !w) return report(w.error());
   }
 
   const std::string unit = r.modeled ? "modeled cycles" : "us (measured median)";
-  const AttemptTally tally = tally_attempts(r.records);
   if (json) {
     nlohmann::json j;
     j["kernel"] = (*shapes)[so.timed_shape].kernel;
