@@ -226,42 +226,24 @@ namespace detail {
 /// Class mask bits of v_cmp_class_* [ISA V_CMP_CLASS_F32]: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0,
 /// 6 +0, 7 +denormal, 8 +normal, 9 +inf. Returns the one bit that describes the value; the instruction's result is
 /// (class_bit(x) & S1) != 0.
-[[nodiscard]] inline constexpr std::uint32_t class_bit_f32(std::uint32_t b) noexcept {
-  const bool neg = (b >> 31) != 0;
-  const std::uint32_t e = (b >> 23) & 0xff;
-  const std::uint32_t m = b & 0x7fffffu;
-  if (e == 0xff) {
+/// The class bit of an IEEE binary value with an E-bit exponent and an M-bit mantissa (the quiet bit is the
+/// mantissa's top bit).
+template <int E, int M>
+[[nodiscard]] constexpr std::uint32_t class_bit_ieee(std::uint64_t b) noexcept {
+  const bool neg = ((b >> (E + M)) & 1u) != 0;
+  const std::uint64_t e = (b >> M) & ((std::uint64_t{1} << E) - 1);
+  const std::uint64_t m = b & ((std::uint64_t{1} << M) - 1);
+  if (e == (std::uint64_t{1} << E) - 1) {
     if (m == 0) return neg ? 1u << 2 : 1u << 9;
-    return (m & 0x400000u) ? 1u << 1 : 1u << 0;
+    return ((m >> (M - 1)) & 1u) != 0 ? 1u << 1 : 1u << 0;
   }
   if (e != 0) return neg ? 1u << 3 : 1u << 8;
   if (m != 0) return neg ? 1u << 4 : 1u << 7;
   return neg ? 1u << 5 : 1u << 6;
 }
-[[nodiscard]] inline constexpr std::uint32_t class_bit_f16(std::uint16_t h) noexcept {
-  const bool neg = (h >> 15) != 0;
-  const std::uint32_t e = (h >> 10) & 0x1f;
-  const std::uint32_t m = h & 0x3ffu;
-  if (e == 0x1f) {
-    if (m == 0) return neg ? 1u << 2 : 1u << 9;
-    return (m & 0x200u) ? 1u << 1 : 1u << 0;
-  }
-  if (e != 0) return neg ? 1u << 3 : 1u << 8;
-  if (m != 0) return neg ? 1u << 4 : 1u << 7;
-  return neg ? 1u << 5 : 1u << 6;
-}
-[[nodiscard]] inline constexpr std::uint32_t class_bit_f64(std::uint64_t b) noexcept {
-  const bool neg = (b >> 63) != 0;
-  const std::uint64_t e = (b >> 52) & 0x7ff;
-  const std::uint64_t m = b & 0x000fffffffffffffull;
-  if (e == 0x7ff) {
-    if (m == 0) return neg ? 1u << 2 : 1u << 9;
-    return (m & 0x0008000000000000ull) ? 1u << 1 : 1u << 0;
-  }
-  if (e != 0) return neg ? 1u << 3 : 1u << 8;
-  if (m != 0) return neg ? 1u << 4 : 1u << 7;
-  return neg ? 1u << 5 : 1u << 6;
-}
+[[nodiscard]] inline constexpr std::uint32_t class_bit_f32(std::uint32_t b) noexcept { return class_bit_ieee<8, 23>(b); }
+[[nodiscard]] inline constexpr std::uint32_t class_bit_f16(std::uint16_t h) noexcept { return class_bit_ieee<5, 10>(h); }
+[[nodiscard]] inline constexpr std::uint32_t class_bit_f64(std::uint64_t b) noexcept { return class_bit_ieee<11, 52>(b); }
 [[nodiscard]] inline constexpr bool class_f32(float x, std::uint32_t mask) noexcept {
   return (class_bit_f32(bits(x)) & mask) != 0;
 }

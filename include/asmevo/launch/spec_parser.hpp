@@ -700,15 +700,21 @@ inline LaunchSpec check_spec(SpecChecker& c, const Json& doc, const std::string&
   return out;
 }
 
+namespace detail {
+/// The folder relative file inits of the launch file `p` resolve against: its own (absolute where it can be made so).
+[[nodiscard]] inline std::string launch_file_folder(const std::filesystem::path& p) {
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(p, ec);
+  return (ec ? p : abs).parent_path().string();
+}
+}  // namespace detail
+
 /// Reads and parses a launch spec file; relative file inits resolve against the file's folder.
 [[nodiscard]] inline Expected<LaunchSpec> read_launch_spec(const std::filesystem::path& p,
                                                            Diags* all_problems = nullptr) {
   auto text = read_file(p);
   if (!text) return unexpected(std::move(text).error());
-  std::error_code ec;
-  auto abs = std::filesystem::absolute(p, ec);
-  const auto dir = (ec ? p : abs).parent_path();
-  return parse_launch_spec(*text, p.string(), dir.string(), all_problems);
+  return parse_launch_spec(*text, p.string(), detail::launch_file_folder(p), all_problems);
 }
 
 /// Reads a launch file (one spec or an array of specs); relative file inits resolve against the file's folder.
@@ -716,10 +722,7 @@ inline LaunchSpec check_spec(SpecChecker& c, const Json& doc, const std::string&
                                                                       Diags* all_problems = nullptr) {
   auto text = read_file(p);
   if (!text) return unexpected(std::move(text).error());
-  std::error_code ec;
-  auto abs = std::filesystem::absolute(p, ec);
-  const auto dir = (ec ? p : abs).parent_path();
-  return parse_launch_file(*text, p.string(), dir.string(), all_problems);
+  return parse_launch_file(*text, p.string(), detail::launch_file_folder(p), all_problems);
 }
 
 }  // namespace asmevo::verify
