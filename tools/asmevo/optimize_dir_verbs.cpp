@@ -10,7 +10,6 @@
 // limit unless --time), so a run split into shards and merged gives the bytes a single run gives.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,11 +37,11 @@
 #include "asmevo/codeobject/link.hpp"
 #include "asmevo/codeobject/module.hpp"
 #include "asmevo/support/file.hpp"
+#include "asmevo/support/process.hpp"
 #include "asmevo/verify/code_object.hpp"
 #include "cli.hpp"
 #include "verbs.hpp"
 
-extern char** environ;  // NOLINT: POSIX declares it for posix_spawn's callers
 
 namespace asmevo::cli {
 
@@ -282,23 +281,6 @@ Expected<void> write_override(const Capture& c, const fs::path& k1, const fs::pa
   }
   if (ec) return fail(DiagCode::io_error, "cannot list the folder: " + ec.message(), Loc{c.folder.string()});
   return {};
-}
-
-/// Starts `argv` with stdin from /dev/null and stdout, stderr into files.
-Expected<pid_t> spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
-  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return fail(DiagCode::io_error, "cannot start '" + argv[0] + " " + argv[1] + "': " + std::strerror(rc), Loc{err.string()});
-  return pid;
 }
 
 /// The signal that asked this process to stop (SIGINT, SIGTERM, SIGHUP), 0 while none has.
@@ -641,7 +623,7 @@ int cmd_optimize_dir(int argc, char** argv) {
     std::vector<std::string> argv{exe, "optimize", c.hsaco().string(), "--launch", c.launch().string(), "-o", (work / "k1.hsaco").string(),
                                   resume ? "--resume" : "--log", (work / "log").string(), "--jobs", "1", "--executor", flags.executor, "--json"};
     argv.insert(argv.end(), flags.forwarded.begin(), flags.forwarded.end());
-    return spawn(argv, work / "optimize.json", work / "optimize.stderr");
+    return spawn_redirected(argv, work / "optimize.json", work / "optimize.stderr");
   };
   const auto settle = [&](std::size_t i, int status) {
     const Capture& c = mine[i];

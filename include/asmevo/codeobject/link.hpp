@@ -5,9 +5,6 @@
 // toolchain passes for a device link (`clang -###` shows them): -m elf64_amdgpu --no-undefined -shared.
 #pragma once
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,8 +21,7 @@
 
 #include "asmevo/support/diag.hpp"
 #include "asmevo/support/file.hpp"
-
-extern char** environ;  // POSIX: the process environment, passed on to the linker
+#include "asmevo/support/process.hpp"
 
 namespace asmevo::codeobject {
 
@@ -75,23 +71,9 @@ class TempDir {
 
 /// Runs `argv` with stdout and stderr sent to `log`; returns the exit status (or a Diag if it could not run).
 [[nodiscard]] inline Expected<int> run_logged(const std::vector<std::string>& argv, const std::filesystem::path& log) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return fail(DiagCode::io_error, "cannot run " + argv[0] + ": " + std::strerror(rc));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return fail(DiagCode::io_error, "waiting for " + argv[0] + ": " + std::strerror(errno));
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+  auto pid = spawn_redirected(argv, log, {}, 0600);
+  if (!pid) return unexpected(std::move(pid).error());
+  return wait_exit_code(*pid);
 }
 
 }  // namespace detail
