@@ -121,15 +121,18 @@ def main(argv: list[str] | None = None) -> int:
                       max_per_kernel=opts.max_per_kernel)
     hook = Hook(capture, opts.amd_target)
     hook.install()
+    written = False
     try:
         _run(kind, target, program_argv)
     finally:
         hook.uninstall()
         try:
             print(capture.finish(), file=sys.stderr, flush=True)
+            written = True
         except Exception as e:  # noqa: BLE001 - the program's own exit or exception must still pass through
             print(f"asmevo_triton: error: could not write {opts.out / 'capture.json'}: {e}", file=sys.stderr)
-    return 0
+    # The program ended normally, but the capture folder has no manifest: not a capture to optimize.
+    return 0 if written else 2
 
 
 if __name__ == "__main__":

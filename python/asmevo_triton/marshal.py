@@ -299,13 +299,27 @@ def json_bytes(obj: Any) -> bytes:
     return (json.dumps(obj, indent=1, allow_nan=False) + "\n").encode("utf-8")
 
 
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()  # read once, at import: os.umask can only be read by setting it, which races other threads
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Writes `path` through a temporary file in its folder and os.replace, so no reader sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file 0600; a capture folder is copied to other machines and users, so give it the mode
+        # a plain open() would (0666 less the umask), and make the bytes durable before the rename publishes them.
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

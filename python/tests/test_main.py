@@ -101,3 +101,12 @@ def test_exception_passes_through_after_writing(tmp_path: Path) -> None:
     assert r.returncode == 1
     assert "ValueError: from the program" in r.stderr and len(summary_lines(r.stderr)) == 1
     assert json.loads((out / "capture.json").read_text())["format"] == "asmevo-triton-capture"
+
+
+def test_a_manifest_that_cannot_be_written_fails_the_capture(tmp_path: Path) -> None:
+    # The program ends normally but leaves no folder to write capture.json in (a file has taken its name).
+    out = tmp_path / "o"
+    prog = program(tmp_path, f"import shutil\nshutil.rmtree({str(out)!r})\nopen({str(out)!r}, 'w').close()\n")
+    r = capture(["--out", str(out), "--", "python", str(prog)], tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert f"could not write {out / 'capture.json'}" in r.stderr

@@ -256,3 +256,18 @@ def test_atomic_write(tmp_path: Path) -> None:
     marshal.atomic_write(target, b"two")
     assert target.read_bytes() == b"two"
     assert [p.name for p in target.parent.iterdir()] == ["b.json"]  # no temporary file left behind
+    assert target.stat().st_mode & 0o777 == 0o666 & ~marshal._UMASK  # as open() would make it, not mkstemp's 0600
+
+
+def test_atomic_write_failing_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "b.json"
+    marshal.atomic_write(target, b"old")
+
+    def refuse(src: str, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(marshal.os, "replace", refuse)
+    with pytest.raises(OSError, match="disk full"):
+        marshal.atomic_write(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["b.json"]  # the temporary file is gone too

@@ -237,6 +237,27 @@ TEST_F(TritonCli, BadEntriesAreNamedAndTheOthersStillListed) {
   EXPECT_NE(d.out.find(co.string()), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("add_kernel"), std::string::npos) << d.out;
 
+  // Metadata that names another kernel than its file (whose other files are found by that name), and an arch that is
+  // neither a name nor a number: named, the other kernel listed.
+  const std::string good = slurp(corpus / "triton-cache" / "cache" / fs::relative(meta, dir / "cache"));
+  for (const auto& [from, to, says] : {std::tuple{std::string("\"name\": \"add_kernel\""), std::string("\"name\": \"../../x\""),
+                                                  std::string("names the kernel '../../x', not the file's 'add_kernel'")},
+                                       std::tuple{std::string("\"arch\": \"gfx942\""), std::string("\"arch\": {\"a\": 1}"),
+                                                  std::string("has no \"target\" backend and arch")}}) {
+    const auto at = good.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    write(meta, std::string(good).replace(at, from.size(), to));
+    auto b = run("triton list " + shell_quote(dir / "cache"));
+    EXPECT_EQ(b.code, 2) << b.out;
+    EXPECT_NE(b.out.find(meta.string() + ": error: Triton's kernel metadata " + says), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find("row_sum"), std::string::npos) << b.out;
+  }
+  // Bytes that are not UTF-8 in a folder name: --json still writes JSON (U+FFFD for them), not an exception.
+  fs::rename(meta.parent_path(), dir / "cache" / "AB\xff");
+  auto u = run("triton list " + shell_quote(dir / "cache") + " --json", false);
+  EXPECT_EQ(u.code, 2) << u.out;
+  EXPECT_TRUE(json::accept(u.out)) << u.out;
+
   auto none = run("triton list " + shell_quote(dir / "missing"));
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.out.find((dir / "missing").string()), std::string::npos) << none.out;
@@ -572,6 +593,11 @@ TEST_F(TritonCli, OptimizeDirRefusesBadUsage) {
   write(dir / "amb" / "HASH" / "k.hsaco", "x");
   write(dir / "amb" / "capture.json", R"({"ambiguous": [{"kernel": "k", "hash": "HASH", "reason": "num_warps"}]})");
   refused("optimize-dir " + shell_quote(dir / "amb") + o, "lists it as ambiguous");
+  // A capture.json that cannot be read would lose that list: an error naming it, not a silent empty list.
+  write(dir / "amb" / "capture.json", R"({"ambiguous": [{"kernel": "k", "hash": )");
+  refused("optimize-dir " + shell_quote(dir / "amb") + o, (dir / "amb" / "capture.json").string() + ": error: not a capture manifest");
+  write(dir / "amb" / "capture.json", R"({"ambiguous": [{"kernel": "k"}]})");
+  refused("optimize-dir " + shell_quote(dir / "amb") + o, "an \"ambiguous\" entry without its \"hash\" and \"kernel\" strings");
   refused("optimize-dir " + c, "needs -o OUT");
   {
     // Without a linker every child's search would fail to build its candidates: said once, before any kernel starts.
@@ -590,6 +616,36 @@ TEST_F(TritonCli, OptimizeDirRefusesBadUsage) {
     refused("optimize-dir " + c + " -o " + shell_quote(dir / "busy"), "is in use by another optimize-dir run");
     ::close(fd);
     EXPECT_FALSE(fs::exists(dir / "busy" / "summary.json"));
+  }
+  {
+    // The capture folder inside OUT (say `optimize-dir OUT/work -o OUT`): refused, and not one of its files touched.
+    const fs::path outer = dir / "outer";
+    copy_writable(cap, outer / "override");
+    const auto before = tree(outer);
+    refused("optimize-dir " + shell_quote(outer / "override") + " -o " + shell_quote(outer), "is inside -o");
+    EXPECT_TRUE(tree(outer) == before);
+  }
+  {
+    // --merge of outputs whose summary.json or result.json this tool did not write: named, never a crash or a hang.
+    const auto output = [&](const std::string& name, const std::string& summary) {
+      write(dir / name / "summary.json", summary);
+      return " " + shell_quote(dir / name);
+    };
+    const std::string head = R"({"format": "asmevo-optimize-dir", "executor": "emu", )";
+    refused("optimize-dir --merge" + output("m_format", R"({"format": 1, "executor": "emu"})") + o, "not an optimize-dir output");
+    refused("optimize-dir --merge" + output("m_shards", head + R"("dir": "c", "shard": {"index": 0, "count": 100000000000}})") + o,
+            "is not I/N with 0 <= I < N");
+    refused("optimize-dir --merge" + output("m_index", head + R"("dir": "c", "shard": {"index": 2, "count": 2}})") + o,
+            "is not I/N with 0 <= I < N");
+    refused("optimize-dir --merge" + output("m_shard", head + R"("dir": "c", "shard": "0/2"})") + o, "neither null nor");
+    refused("optimize-dir --merge" + output("m_dir1", head + R"("dir": "c1", "shard": null})") + output("m_dir2", head + R"("dir": "c2", "shard": null})") + o,
+            "outputs of different folders do not merge");
+    const std::string bad = output("m_result", head + R"("dir": "c", "shard": null})");
+    write(dir / "m_result" / "work" / "AAAA" / "k" / "result.json",
+          R"({"kernel": "k", "hash": "AAAA", "launches": 1, "status": "improved", "verified": true, "why_not": null,
+              "cost_before": 10, "cost_after": null, "speedup": null, "exit_code": 0})");
+    refused("optimize-dir --merge" + bad + o, "not a result optimize-dir wrote");
+    EXPECT_FALSE(fs::exists(dir / "out"));
   }
   refused("optimize-dir " + c + " -o " + shell_quote(cap / "out"), "inside the capture folder");
   refused("optimize-dir " + c + " -o " + shell_quote(cap), "inside the capture folder");

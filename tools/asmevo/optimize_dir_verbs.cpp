@@ -18,6 +18,7 @@
 #include <cctype>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -50,8 +51,13 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
+/// JSON text of `j`; bytes that are not UTF-8 (a path, a child's stderr) become U+FFFD rather than an exception.
+std::string json_text(const Json& j, int indent = -1) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
+
 constexpr std::string_view launch_suffix = ".launch.json";
 constexpr std::string_view summary_format = "asmevo-optimize-dir";
+/// The most shards --shard takes (nine digits) and a merge believes.
+constexpr std::uint64_t max_shards = 999'999'999;
 
 /// One kernel of the capture folder.
 struct Capture {
@@ -98,18 +104,30 @@ bool is_kernel_name(std::string_view s) {
 }
 
 /// The (hash, kernel) pairs capture.json lists as "ambiguous": another compiled variant of the kernel (other
-/// num_warps or num_stages) has the same dump hash, so an override written for one would be loaded for both.
-std::set<std::pair<std::string, std::string>> ambiguous_of(const fs::path& dir) {
+/// num_warps or num_stages) has the same dump hash, so an override written for one would be loaded for both. A
+/// capture.json that is there but cannot be read is an error (its list would be lost); none at all (a capture
+/// killed before it wrote its manifest, or a folder made by hand) is a note.
+Expected<std::set<std::pair<std::string, std::string>>> ambiguous_of(const fs::path& dir, std::vector<std::string>& notes) {
   std::set<std::pair<std::string, std::string>> out;
+  const fs::path file = dir / "capture.json";
   std::error_code ec;
-  if (!fs::exists(dir / "capture.json", ec)) return out;
-  auto text = read_file(dir / "capture.json");
-  if (!text) return out;
+  if (!fs::exists(file, ec)) {
+    notes.push_back("no " + file.string() + ": no kernel is known to share its dump hash with another variant (a capture "
+                    "writes the list when the program exits)");
+    return out;
+  }
+  auto text = read_file(file);
+  if (!text) return unexpected(std::move(text).error());
   const auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (!j.is_object() || !j.contains("ambiguous") || !j["ambiguous"].is_array()) return out;
-  for (const auto& a : j["ambiguous"])
-    if (a.is_object() && a.contains("hash") && a["hash"].is_string() && a.contains("kernel") && a["kernel"].is_string())
-      out.emplace(a["hash"].get<std::string>(), a["kernel"].get<std::string>());
+  if (!j.is_object() || (j.contains("ambiguous") && !j["ambiguous"].is_array()))
+    return fail(DiagCode::parse_error, "not a capture manifest: a JSON object whose \"ambiguous\" is a list", Loc{file.string()});
+  if (!j.contains("ambiguous")) return out;
+  for (const auto& a : j["ambiguous"]) {
+    if (!(a.is_object() && a.contains("hash") && a["hash"].is_string() && a.contains("kernel") && a["kernel"].is_string()))
+      return fail(DiagCode::parse_error, "an \"ambiguous\" entry without its \"hash\" and \"kernel\" strings", Loc{file.string()},
+                  a.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    out.emplace(a["hash"].get<std::string>(), a["kernel"].get<std::string>());
+  }
   return out;
 }
 
@@ -122,7 +140,9 @@ Expected<std::vector<Capture>> find_captures(const fs::path& dir, std::vector<st
     return fail(DiagCode::io_error, "no capture folder '" + dir.string() + "'" + (ec ? ": " + ec.message() : std::string()),
                 Loc{dir.string()});
   std::vector<Capture> out;
-  const auto ambiguous = ambiguous_of(dir);
+  const auto ambiguous_or = ambiguous_of(dir, notes);
+  if (!ambiguous_or) return unexpected(std::move(ambiguous_or).error());
+  const auto& ambiguous = *ambiguous_or;
   for (fs::directory_iterator h(dir, ec), end; !ec && h != end; h.increment(ec)) {
     std::error_code le, ce;
     if (!h->is_directory(ce)) continue;
@@ -203,11 +223,18 @@ bool is_result(const Json& r) {
   const auto has = [&](const char* key, auto is) { return r.contains(key) && is(r[key]); };
   const auto str = [](const Json& v) { return v.is_string(); };
   const auto num_or_null = [](const Json& v) { return v.is_number() || v.is_null(); };
-  return r.is_object() && has("kernel", str) && has("hash", str) && has("status", str) &&
-         has("launches", [](const Json& v) { return v.is_number_unsigned(); }) &&
-         has("verified", [](const Json& v) { return v.is_boolean(); }) &&
-         has("why_not", [](const Json& v) { return v.is_string() || v.is_null(); }) && has("cost_before", num_or_null) &&
-         has("cost_after", num_or_null) && has("speedup", num_or_null) && has("exit_code", num_or_null);
+  const auto num = [](const Json& v) { return v.is_number(); };
+  if (!(r.is_object() && has("kernel", str) && has("hash", str) && has("status", str) &&
+        has("launches", [](const Json& v) { return v.is_number_unsigned(); }) &&
+        has("verified", [](const Json& v) { return v.is_boolean(); }) &&
+        has("why_not", [](const Json& v) { return v.is_string() || v.is_null(); }) && has("cost_before", num_or_null) &&
+        has("cost_after", num_or_null) && has("speedup", num_or_null) && has("exit_code", num_or_null)))
+    return false;
+  const std::string status = r["status"].get<std::string>();
+  if (status != "improved" && status != "unchanged" && status != "failed") return false;
+  // What the summary table and the progress line read of an improved kernel, and what a rerun reads.
+  if (status == "improved" && !(has("cost_before", num) && has("cost_after", num) && has("speedup", num))) return false;
+  return !r.contains("failed_attempts") || r["failed_attempts"].is_number_unsigned();
 }
 
 /// Reads what a child that exited with `code` left in `work` (its --json output and its stderr).
@@ -359,7 +386,7 @@ int finish(const Json& summary, const fs::path& out, bool json, std::string_view
     if (r["status"] == "failed")
       rc = std::max(rc == exit_negative ? exit_ok : rc, r["exit_code"] == exit_internal ? exit_internal : exit_bad_input);
   if (json) {
-    std::cout << summary.dump(2) << "\n";
+    std::cout << json_text(summary, 2) << "\n";
     return rc;
   }
   const std::string unit = summary["unit"].get<std::string>();
@@ -400,13 +427,14 @@ int merge(Args& a) {
   std::map<std::pair<std::string, std::string>, Entry> entries;  // by (hash, kernel): the summary's order
   std::optional<std::pair<std::string, fs::path>> executor;  // the executor that timed the kernels, and who said so
   std::optional<Json> dir;
+  std::optional<std::pair<Json, fs::path>> flags;  // the search flags the results were made with, and where seen
   bool whole_run = false;                             // an input ran every kernel (no --shard)
   std::map<std::size_t, std::set<std::size_t>> shards;  // shard count -> the indexes given
   for (const fs::path in : a.pos) {
     const fs::path sp = in / "summary.json";
     auto text = read_file(sp);
     const auto s = text ? Json::parse(*text, nullptr, false) : Json(Json::value_t::discarded);
-    if (!s.is_object() || s.value("format", std::string()) != summary_format || !s.contains("executor") || !s["executor"].is_string())
+    if (!s.is_object() || !s.contains("format") || s["format"] != summary_format || !s.contains("executor") || !s["executor"].is_string())
       return report(make_diag(DiagCode::usage, "not an optimize-dir output: no summary.json with \"format\": \"" + std::string(summary_format) + "\"",
                               Loc{in.string()}));
     const std::string ex = s["executor"].get<std::string>();
@@ -416,12 +444,24 @@ int merge(Args& a) {
     executor = {ex, in};
     const Json sh = s.contains("shard") ? s["shard"] : Json();
     if (sh.is_object() && sh.contains("index") && sh["index"].is_number_unsigned() && sh.contains("count") &&
-        sh["count"].is_number_unsigned())
-      shards[sh["count"].get<std::size_t>()].insert(sh["index"].get<std::size_t>());
-    else
+        sh["count"].is_number_unsigned()) {
+      const auto index = sh["index"].get<std::uint64_t>(), count = sh["count"].get<std::uint64_t>();
+      if (index >= count || count > max_shards)
+        return report(make_diag(DiagCode::parse_error, "its \"shard\" is not I/N with 0 <= I < N <= " + std::to_string(max_shards),
+                                Loc{sp.string()}, json_text(sh)));
+      shards[count].insert(index);
+    } else if (sh.is_null()) {
       whole_run = true;
+    } else {
+      return report(make_diag(DiagCode::parse_error, "its \"shard\" is neither null nor {\"index\": I, \"count\": N}", Loc{sp.string()}));
+    }
+    // Outputs of one capture folder only: the summary of another folder's kernels is not this one's.
     const Json sdir = s.contains("dir") ? s["dir"] : Json();
-    dir = dir && *dir != sdir ? Json() : sdir;
+    if (dir && *dir != sdir)
+      return report(make_diag(DiagCode::usage, "it optimized the capture folder " + json_text(sdir) + ", and " + a.pos.front() +
+                                                   " optimized " + json_text(*dir) + ": outputs of different folders do not merge",
+                              Loc{in.string()}));
+    dir = sdir;
     std::vector<fs::path> results;
     for (fs::recursive_directory_iterator it(in / "work", ec), end; !ec && it != end; it.increment(ec))
       if (it->path().filename() == "result.json" && it.depth() == 2) results.push_back(it->path());
@@ -439,6 +479,13 @@ int merge(Args& a) {
           rp.parent_path().parent_path().filename() != hash)
         return report(make_diag(DiagCode::parse_error, "its hash and kernel are not the folders it lies in (work/<hash>/<kernel>/)",
                                 Loc{rp.string()}));
+      // One search: the same flags in every output (the merge promises a single run's bytes).
+      const Json rflags = r.contains("inputs") && r["inputs"].is_object() && r["inputs"].contains("flags") ? r["inputs"]["flags"] : Json();
+      if (flags && flags->first != rflags)
+        return report(make_diag(DiagCode::usage, "made with the search flags " + json_text(rflags) + ", and " + flags->second.string() +
+                                                     " with " + json_text(flags->first) + ": results of different searches do not merge",
+                                Loc{rp.string()}));
+      if (!flags) flags = {rflags, rp};
       Entry e{r, in, std::nullopt};
       if (r["status"] == "improved") {
         auto k1 = read_file(in / "override" / hash / (kernel + ".hsaco"));
@@ -462,8 +509,10 @@ int merge(Args& a) {
                          std::to_string(std::prev(shards.end())->first) + "): they do not split one list of kernels");
     const auto& [count, given] = *shards.begin();
     std::string missing;
-    for (std::size_t i = 0; i < count; ++i)
-      if (!given.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(count);
+    std::size_t listed = 0;
+    for (std::size_t i = 0; i < count && listed <= 16; ++i)
+      if (!given.count(i))
+        missing += (missing.empty() ? "" : ", ") + (++listed > 16 ? std::string("…") : std::to_string(i) + "/" + std::to_string(count));
     if (!missing.empty())
       return usage_error("shard(s) " + missing + " missing: the merged summary would leave their kernels out");
   }
@@ -484,14 +533,14 @@ int merge(Args& a) {
       }
       if (ec) return report(make_diag(DiagCode::io_error, "cannot copy the override files: " + ec.message(), Loc{from.string()}));
     }
-    if (auto w = write_file_atomic(work / "result.json", e.result.dump(2) + "\n"); !w) return report(w.error());
+    if (auto w = write_file_atomic(work / "result.json", json_text(e.result, 2) + "\n"); !w) return report(w.error());
     rows.push_back(e.result);
   }
   Json summary = summary_json(dir.value_or(Json()), executor ? executor->first : std::string("emu"), nullptr, rows);
   Json from = Json::array();
   for (const auto& in : a.pos) from.push_back(in);
   summary["merged_from"] = std::move(from);
-  if (auto w = write_file_atomic(out / "summary.json", summary.dump(2) + "\n"); !w) return report(w.error());
+  if (auto w = write_file_atomic(out / "summary.json", json_text(summary, 2) + "\n"); !w) return report(w.error());
   return finish(summary, out, a.opt.count("--json") != 0, " merged from " + std::to_string(a.pos.size()) + " outputs");
 }
 
@@ -508,6 +557,9 @@ int cmd_optimize_dir(int argc, char** argv) {
   if (!a.opt.count("-o")) return usage_error("optimize-dir needs -o OUT (the override tree and the work go there)");
   const fs::path dir = a.pos[0], out = a.opt["-o"];
   if (within(out, dir)) return usage_error("-o '" + out.string() + "' is inside the capture folder '" + dir.string() + "'; optimize-dir never writes there");
+  // The other way round, OUT's own clean-up of stale overrides and work folders would delete the capture's files.
+  if (within(dir, out))
+    return usage_error("the capture folder '" + dir.string() + "' is inside -o '" + out.string() + "'; give an OUT outside it");
   int rc = 0;
   Flags flags;
   if (auto e = a.opt.find("--executor"); e != a.opt.end()) flags.executor = e->second;
@@ -652,7 +704,7 @@ int cmd_optimize_dir(int argc, char** argv) {
       }
       rows[i]["override"] = (fs::path("override") / c.hash / (c.kernel + ".hsaco")).string();
     }
-    if (auto w = write_file_atomic(work / "result.json", rows[i].dump(2) + "\n"); !w) {
+    if (auto w = write_file_atomic(work / "result.json", json_text(rows[i], 2) + "\n"); !w) {
       rows[i]["status"] = "failed";
       rows[i]["why_not"] = "cannot write the result: " + w.error().str();
     }
@@ -699,7 +751,7 @@ int cmd_optimize_dir(int argc, char** argv) {
 
   const Json shard_json = a.opt.count("--shard") ? Json{{"index", shard}, {"count", shards}} : Json();
   const Json summary = summary_json(resolved(dir).string(), flags.executor, shard_json, rows);
-  if (auto w = write_file_atomic(out / "summary.json", summary.dump(2) + "\n"); !w) return report(w.error());
+  if (auto w = write_file_atomic(out / "summary.json", json_text(summary, 2) + "\n"); !w) return report(w.error());
   const std::string scope = a.opt.count("--shard") ? " (shard " + std::to_string(shard) + "/" + std::to_string(shards) + ", " +
                                                          std::to_string(mine.size()) + " of " + std::to_string(all->size()) + ")"
                                                    : std::string();

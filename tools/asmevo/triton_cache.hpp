@@ -176,10 +176,16 @@ inline Expected<void> read_metadata_json(const std::filesystem::path& file, Kern
   const auto t = j.find("target");
   if (t == j.end() || !t->is_object()) return missing("\"target\" object");
   if (!str(j, "name")) return missing("\"name\" string");
-  if (!str(*t, "backend") || !t->contains("arch")) return missing("\"target\" backend and arch");
+  if (!str(*t, "backend") || !t->contains("arch") || !((*t)["arch"].is_string() || (*t)["arch"].is_number_unsigned()))
+    return missing("\"target\" backend and arch (a name or a compute capability)");
   if (!num(*t, "warp_size")) return missing("\"target\".\"warp_size\" count");
   if (!num(j, "num_warps")) return missing("\"num_warps\" count");
   if (!num(j, "shared")) return missing("\"shared\" byte count");
+  // The file is `<name>.json`, and the kernel's other files are found by the name: a name that is not the file's
+  // is a metadata file that does not describe the files beside it.
+  if (const std::string name = j["name"].get<std::string>(); name != file.stem().string())
+    return fail(DiagCode::parse_error, "Triton's kernel metadata names the kernel '" + name + "', not the file's '" + file.stem().string() + "'",
+                Loc{file.string()});
   k.name = j["name"].get<std::string>();
   k.backend = (*t)["backend"].get<std::string>();
   // The arch is a string on AMD ("gfx942") and a compute capability number on NVIDIA (90).

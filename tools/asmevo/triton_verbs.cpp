@@ -70,7 +70,7 @@ int cmd_triton(int argc, char** argv) {
     nlohmann::ordered_json j{{"dir", dir}, {"kernels", nlohmann::ordered_json::array()}, {"errors", nlohmann::ordered_json::array()}};
     for (const auto& k : listing->kernels) j["kernels"].push_back(kernel_json(k));
     for (const auto& d : listing->problems) j["errors"].push_back({{"file", d.loc.file}, {"message", d.message}});
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return rc;
   }
   std::vector<std::vector<std::string>> rows{{"kernel", "hash", "target", "warp", "warps", "shared", "triton", "signature", "hsaco"}};
