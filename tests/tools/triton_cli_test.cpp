@@ -534,6 +534,14 @@ TEST_F(TritonCli, OptimizeDirWritesAVerifiedOverrideTreeResumesAndShardsAlike) {
   // Every kernel that did not improve this time has no override folder, whatever the earlier run wrote.
   for (const auto& k : json::parse(slurp(out / "summary.json"))["kernels"])
     if (k["status"] != "improved") EXPECT_FALSE(fs::exists(out / "override" / k["hash"].get<std::string>())) << k.dump();
+
+  // A new capture rewrites a kernel's data files under the same launch file: that kernel's result is stale too, the
+  // others are kept.
+  write(cap / kernels.at("add_kernel").hash / "data" / "l0.arg0.bin", std::string(64, '\x01'));
+  auto recaptured = run("optimize-dir " + shell_quote(cap) + " -o " + shell_quote(out) + " --budget 6 --seed 4 --jobs 2");
+  EXPECT_NE(recaptured.code, 2) << recaptured.out;
+  EXPECT_EQ(occurrences(recaptured.out, "written for another K0, launch file, data"), 1u) << recaptured.out;
+  EXPECT_EQ(occurrences(recaptured.out, "skipped (done in an earlier run"), 2u) << recaptured.out;
 }
 
 TEST_F(TritonCli, OptimizeDirRunsAgainWhatAToolFailed) {

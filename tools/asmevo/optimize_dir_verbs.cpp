@@ -178,23 +178,48 @@ Expected<std::vector<Capture>> find_captures(const fs::path& dir, std::vector<st
 
 /// FNV-1a of a file's bytes, as 16 hex digits ("" when it cannot be read): enough to tell that a kernel's K0 or
 /// launch file changed since its result was written (not a cryptographic hash).
-std::string fingerprint(const fs::path& p) {
-  auto bytes = read_file(p);
-  if (!bytes) return {};
-  std::uint64_t h = 14695981039346656037ull;
-  for (const char ch : *bytes) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+void fnv1a(std::uint64_t& h, std::string_view bytes) {
+  for (const char ch : bytes) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+}
+std::string hex16(std::uint64_t h) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
 }
+std::string fingerprint(const fs::path& p) {
+  auto bytes = read_file(p);
+  if (!bytes) return {};
+  std::uint64_t h = 14695981039346656037ull;
+  fnv1a(h, *bytes);
+  return hex16(h);
+}
 
-/// What a kernel's result depends on: K0, its launch file, the executor and the search's flags. A rerun keeps a
-/// result only when these are the same.
+/// The same over every file of a folder (names and bytes, in name order; "" when there is none): the data files a
+/// launch file's inits name (`data/l<i>.arg<j>.bin`), which a new capture rewrites under an unchanged launch file.
+std::string folder_fingerprint(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (fs::recursive_directory_iterator f(dir, ec), end; !ec && f != end; f.increment(ec))
+    if (std::error_code fe; f->is_regular_file(fe)) files.push_back(f->path());
+  if (files.empty()) return {};
+  std::sort(files.begin(), files.end());
+  std::uint64_t h = 14695981039346656037ull;
+  for (const auto& f : files) {
+    fnv1a(h, fs::relative(f, dir, ec).string());
+    fnv1a(h, std::string_view("\0", 1));
+    auto bytes = read_file(f);
+    fnv1a(h, bytes ? std::string_view(*bytes) : std::string_view("\x01unreadable"));
+  }
+  return hex16(h);
+}
+
+/// What a kernel's result depends on: K0, its launch file and the data files beside it, the executor and the search's
+/// flags. A rerun keeps a result only when these are the same.
 Json inputs_of(const Capture& c, const Flags& flags) {
   std::string forwarded;
   for (const auto& f : flags.forwarded) forwarded += (forwarded.empty() ? "" : " ") + f;
-  return Json{{"k0", fingerprint(c.hsaco())}, {"launch", fingerprint(c.launch())}, {"executor", flags.executor},
-              {"flags", forwarded}};
+  return Json{{"k0", fingerprint(c.hsaco())}, {"launch", fingerprint(c.launch())}, {"data", folder_fingerprint(c.folder / "data")},
+              {"executor", flags.executor}, {"flags", forwarded}};
 }
 
 /// The last line of `text` that is not blank and, when `needle` is given, holds it ("" when there is none).
@@ -639,7 +664,7 @@ int cmd_optimize_dir(int argc, char** argv) {
     }
     if (!r.contains("inputs") || r["inputs"] != inputs_of(mine[i], flags)) {
       // K0, the launch file, the executor or the flags changed: the result, its log and its override are stale.
-      std::cerr << "asmevo: " << rp.string() << ": written for another K0, launch file, executor or flags; optimizing the "
+      std::cerr << "asmevo: " << rp.string() << ": written for another K0, launch file, data, executor or flags; optimizing the "
                 << "kernel again\n";
       fs::remove_all(work_of(mine[i]), ec);
       ec.clear();
